@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { LIMITS } from "./limits.ts";
+import { Timestamp, page } from "./common.ts";
+import { WorkloadType } from "./workload.ts";
+
+/** Reusable workload template bodies (spec 2.7, 4.4). manifest is checked as a create body. */
+export const TemplateCreate = z.strictObject({
+  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
+  description: z.string().optional(),
+  type: WorkloadType,
+  manifest: z.record(z.string(), z.unknown()),
+  visibility: z.enum(["PUBLIC", "PRIVATE"]).optional(),
+});
+export type TemplateCreate = z.infer<typeof TemplateCreate>;
+
+export const TemplatePatch = z.strictObject({
+  name: z.string().min(1, "name must not be empty").max(64, "name must be at most 64 characters").optional(),
+  description: z.string().optional(),
+  manifest: z.record(z.string(), z.unknown()).optional(),
+});
+export type TemplatePatch = z.infer<typeof TemplatePatch>;
+
+export const TemplateCreated = z.object({ uid: z.string() });
+
+export const WorkloadTemplate = z.object({
+  uid: z.string(),
+  name: z.string(),
+  description: z.string(),
+  type: WorkloadType,
+  manifest: z.record(z.string(), z.unknown()),
+  visibility: z.enum(["PUBLIC", "PRIVATE"]),
+  created_at: Timestamp.optional(),
+  updated_at: Timestamp.optional(),
+});
+export type WorkloadTemplate = z.infer<typeof WorkloadTemplate>;
+export const WorkloadTemplateList = page(WorkloadTemplate);
+
+export const TemplateListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(LIMITS.maxPageSize).optional(),
+  cursor: z.string().min(1).optional(),
+  type: WorkloadType.optional(),
+  visibility: z.enum(["PUBLIC", "PRIVATE"]).optional(),
+});

@@ -1,0 +1,169 @@
+import type { z } from "zod";
+import { LIMITS } from "./limits.ts";
+import type { Reason } from "./reasons.ts";
+import { SLUG } from "./common.ts";
+import { WorkloadCreate, type Port, type WorkloadType } from "./workload.ts";
+
+/** One broken rule: the wire field, what the rule says, and its reason code. */
+export interface Violation {
+  field: string;
+  message: string;
+  reason: Reason;
+}
+
+const NAME = /^[a-z0-9-]+$/;
+const SANDBOX_NAME = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+const HOSTNAME = /^(?=.{1,63}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;
+
+/** Fields each type refuses (spec "Type capabilities" and 2.1). */
+const UNSUPPORTED: Record<WorkloadType, readonly string[]> = {
+  RENTAL: ["region", "reservation_uid", "vm_config", "bm_config", "sandbox_config"],
+  VM: ["envs", "commands", "args", "registry_auth", "volumes", "region", "bm_config", "sandbox_config"],
+  BM: ["envs", "ports", "commands", "args", "registry_auth", "volumes", "experiments", "vm_config", "sandbox_config"],
+  SANDBOX: ["region", "reservation_uid", "envs", "commands", "args", "registry_auth", "volumes", "vm_config", "bm_config", "experiments"],
+};
+
+export function nameViolation(type: WorkloadType, name: string): Violation | undefined {
+  const pattern = type === "SANDBOX" ? SANDBOX_NAME : NAME;
+  if (name.length === 0 || name.length > LIMITS.workloadNameMax || !pattern.test(name)) {
+    const rule =
+      type === "SANDBOX"
+        ? "lowercase letters, digits and hyphens, no leading or trailing hyphen"
+        : "lowercase letters, digits and hyphens";
+    return {
+      field: "name",
+      reason: "WORKLOAD_NAME_INVALID",
+      message: `name must be 1-${LIMITS.workloadNameMax} characters of ${rule}`,
+    };
+  }
+  return undefined;
+}
+
+export function portViolations(type: WorkloadType, ports: readonly Port[]): Violation[] {
+  const out: Violation[] = [];
+  let direct = 0;
+  ports.forEach((p, i) => {
+    const field = `ports[${i}]`;
+    if (type === "SANDBOX" && p.port === LIMITS.sandboxReservedPort) {
+      out.push({ field, reason: "WORKLOAD_SANDBOX_PORT_RESERVED", message: `${field}.port 22 is reserved for SSH` });
+    }
+    if (type === "SANDBOX" && p.routing !== undefined) {
+      out.push({ field: `${field}.routing`, reason: "WORKLOAD_FIELD_UNSUPPORTED", message: `${field}.routing must not be sent for sandboxes` });
+    }
+    if ((type === "VM" || type === "SANDBOX") && p.protocol === "SCTP") {
+      out.push({
+        field: `${field}.protocol`,
+        reason: "WORKLOAD_PORT_INVALID",
+        message: `${field}.protocol must be TCP or UDP for ${type} workloads`,
+      });
+    }
+    if (p.routing === "DIRECT") direct++;
+  });
+  const seen = new Set<string>();
+  ports.forEach((p, i) => {
+    const key = `${p.port}/${p.protocol ?? "TCP"}`;
+    if (seen.has(key)) {
+      out.push({ field: `ports[${i}]`, reason: "WORKLOAD_PORT_INVALID", message: `ports[${i}] duplicates port ${key}` });
+    }
+    seen.add(key);
+  });
+  if (direct > LIMITS.directPortsMax) {
+    out.push({
+      field: "ports",
+      reason: "WORKLOAD_DIRECT_PORTS_LIMIT",
+      message: `ports may have at most ${LIMITS.directPortsMax} DIRECT ports (got ${direct})`,
+    });
+  }
+  return out;
+}
+
+export function sandboxTimeoutViolation(ttl?: number, idle?: number): Violation | undefined {
+  if (ttl && idle && idle >= ttl) {
+    return {
+      field: "sandbox_config.idle_timeout_sec",
+      reason: "WORKLOAD_SANDBOX_TIMEOUTS_INVALID",
+      message: "sandbox_config.idle_timeout_sec must be smaller than sandbox_config.ttl_sec when both are enabled",
+    };
+  }
+  return undefined;
+}
+
+/** The rules of spec 2.1 and the type-capability table that need no server data. */
+export function workloadRuleViolations(body: WorkloadCreate): Violation[] {
+  const out: Violation[] = [];
+  const t = body.type;
+  const present = (k: keyof WorkloadCreate) => body[k] !== undefined;
+  const name = nameViolation(t, body.name);
+  if (name) out.push(name);
+  for (const field of UNSUPPORTED[t]) {
+    if (!present(field as keyof WorkloadCreate)) continue;
+    if (t === "BM" && field === "region") continue;
+    out.push({
+      field,
+      reason: field === "region" ? "WORKLOAD_REGION_NOT_ALLOWED" : "WORKLOAD_FIELD_UNSUPPORTED",
+      message: `${field} is not supported for ${t} workloads`,
+    });
+  }
+  if (t !== "SANDBOX" && !present("resource_name")) {
+    out.push({ field: "resource_name", reason: "WORKLOAD_FIELD_REQUIRED", message: `resource_name is required for ${t} workloads` });
+  }
+  if (t === "VM" && !body.vm_config) {
+    out.push({ field: "vm_config.password", reason: "WORKLOAD_FIELD_REQUIRED", message: "vm_config.password is required for VM workloads" });
+  }
+  if (t === "BM") {
+    if (!body.region) {
+      out.push({ field: "region", reason: "WORKLOAD_BM_REGION_REQUIRED", message: "region is required for BM workloads" });
+    } else if (body.region.length > LIMITS.regionSlugMax || !SLUG.test(body.region)) {
+      out.push({
+        field: "region",
+        reason: "WORKLOAD_BM_REGION_INVALID",
+        message: `region must be a lowercase slug of at most ${LIMITS.regionSlugMax} characters`,
+      });
+    }
+    if (!body.ssh_keys || body.ssh_keys.length === 0) {
+      out.push({ field: "ssh_keys", reason: "WORKLOAD_BM_SSH_KEYS_REQUIRED", message: "ssh_keys must name at least one SSH key for BM workloads" });
+    }
+    const hostname = body.bm_config?.hostname;
+    if (hostname !== undefined && !HOSTNAME.test(hostname)) {
+      out.push({
+        field: "bm_config.hostname",
+        reason: "WORKLOAD_BM_HOSTNAME_INVALID",
+        message: `bm_config.hostname must be an RFC 1123 hostname (lowercase letters, digits, hyphens, dots), max ${LIMITS.bmHostnameMax} characters`,
+      });
+    }
+  }
+  if (body.ports) out.push(...portViolations(t, body.ports));
+  if (t === "SANDBOX" && body.sandbox_config) {
+    const v = sandboxTimeoutViolation(body.sandbox_config.ttl_sec, body.sandbox_config.idle_timeout_sec);
+    if (v) out.push(v);
+  }
+  if (t === "RENTAL" && /\s/.test(body.image)) {
+    out.push({ field: "image", reason: "WORKLOAD_FIELD_INVALID", message: "image must be a container image reference without spaces" });
+  }
+  return out;
+}
+
+/** Maps a zod failure to violations naming the wire field. */
+export function zodViolations(error: z.ZodError, reason: Reason): Violation[] {
+  return error.issues.map((issue) => {
+    const field = issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("");
+    let message = issue.message;
+    if (issue.code === "unrecognized_keys") {
+      const keys = issue.keys.map((k) => (field ? `${field}.${k}` : k));
+      return { field: keys[0] ?? field, reason, message: `unknown field${keys.length > 1 ? "s" : ""}: ${keys.join(", ")}` };
+    }
+    if (issue.code === "invalid_type" && issue.input === undefined) message = "is required";
+    else if (issue.code === "invalid_value" && "values" in issue) message = `must be one of ${issue.values.join(", ")}`;
+    return { field: field || "body", reason, message: message.startsWith(field) ? message : `${field || "body"}: ${message}` };
+  });
+}
+
+/** Structural and rule validation of a create body in one call. */
+export function validateWorkloadCreate(
+  input: unknown,
+): { ok: true; value: WorkloadCreate } | { ok: false; violations: Violation[] } {
+  const parsed = WorkloadCreate.safeParse(input);
+  if (!parsed.success) return { ok: false, violations: zodViolations(parsed.error, "INVALID_BODY") };
+  const violations = workloadRuleViolations(parsed.data);
+  return violations.length ? { ok: false, violations } : { ok: true, value: parsed.data };
+}
