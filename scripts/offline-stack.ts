@@ -1,0 +1,80 @@
+/**
+ * Pulumi stacks that never touch the network: a file backend and PULUMI_HOME in a temp dir,
+ * a passphrase for secrets, update checks and plugin downloads off, and the CLI built by
+ * scripts/ensure-pulumi.ts. Programs are inline (run in this process through the Automation
+ * API's language server), so no language-host binary is needed.
+ */
+import { LocalWorkspace, PulumiCommand, Stack, type ConfigMap, type PulumiFn } from "@pulumi/pulumi/automation/index.js";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { REPO_ROOT, pulumiRoot, pulumiVersion } from "./pulumi-toolchain.ts";
+
+export interface OfflineStackOptions {
+  projectName: string;
+  program: PulumiFn;
+  stackName?: string;
+  config?: ConfigMap;
+  /** Extra environment for the engine and the provider plugins it starts. */
+  env?: Record<string, string>;
+}
+
+export interface OfflineStack {
+  stack: Stack;
+  /** The temp dir holding the backend, PULUMI_HOME and the project. */
+  dir: string;
+  /** Environment the engine runs with (for `pulumi` commands run by hand). */
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+export const PASSPHRASE = "cws-local-passphrase";
+
+/** The built CLI; a clear error (never a skip) when it is missing. */
+export async function pulumiCommand(): Promise<PulumiCommand> {
+  const root = pulumiRoot();
+  if (!existsSync(join(root, "bin", "pulumi"))) {
+    throw new Error(`the Pulumi CLI v${pulumiVersion()} is not built (${root}/bin/pulumi is missing): run \`npm run pulumi:build\``);
+  }
+  return PulumiCommand.get({ root });
+}
+
+export async function offlineStack(opts: OfflineStackOptions): Promise<OfflineStack> {
+  const dir = mkdtempSync(join(tmpdir(), `cws-${opts.projectName}-`));
+  const workDir = join(dir, "project");
+  const home = join(dir, "home");
+  const backend = join(dir, "state");
+  for (const d of [workDir, home, backend]) mkdirSync(d, { recursive: true });
+  // Provider plugins resolve `@pulumi/pulumi` and `pulumi-cws` from the project dir.
+  symlinkSync(join(REPO_ROOT, "node_modules"), join(workDir, "node_modules"));
+  const cmd = await pulumiCommand();
+  const env: Record<string, string> = {
+    PULUMI_BACKEND_URL: `file://${backend}`,
+    PULUMI_HOME: home,
+    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "false",
+    // The engine starts plugins with `node` from PATH: put this Node (>= 22) first.
+    PATH: [dirname(process.execPath), join(pulumiRoot(), "bin"), process.env.PATH ?? ""].join(delimiter),
+    ...opts.env,
+  };
+  const ws = await LocalWorkspace.create({
+    workDir,
+    pulumiHome: home,
+    pulumiCommand: cmd,
+    envVars: env,
+    program: opts.program,
+    projectSettings: { name: opts.projectName, runtime: "nodejs", backend: { url: `file://${backend}` } },
+  });
+  const stack = await Stack.create(opts.stackName ?? "dev", ws);
+  if (opts.config) await stack.setAllConfig(opts.config);
+  return {
+    stack,
+    dir,
+    env,
+    async cleanup() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
