@@ -1,0 +1,62 @@
+/**
+ * Field-by-field comparison of old outputs with new inputs. Values are normalised first, so that
+ * defaults the service fills in (protocol TCP, routing PROXIED, read_only false, "" project) never
+ * show as changes. An input left unset is not managed and never differs.
+ */
+import type { ChangeKind, DiffResult, Props } from "./resource.ts";
+import { UNKNOWN } from "./unknowns.ts";
+
+export type Normaliser = (value: unknown) => unknown;
+
+export interface FieldRule {
+  kind: ChangeKind;
+  normalise?: Normaliser;
+  /** Compare even when the new input is unset (lifecycle switches with a default). */
+  default?: unknown;
+}
+
+/** Stable JSON for deep comparison (object keys sorted). */
+export function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Props).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
+}
+
+const emptyToUndefined = (v: unknown) =>
+  v === "" || v === null || (Array.isArray(v) && v.length === 0) ? undefined : v;
+
+export function diffFields(rules: Record<string, FieldRule>, olds: Props, news: Props): DiffResult {
+  const detail: Record<string, ChangeKind> = {};
+  for (const [key, rule] of Object.entries(rules)) {
+    let next = news[key];
+    if (next === undefined && rule.default === undefined) continue;
+    if (next === UNKNOWN) {
+      detail[key] = rule.kind;
+      continue;
+    }
+    next ??= rule.default;
+    const prev = olds[key] ?? rule.default;
+    const norm = rule.normalise ?? ((v: unknown) => v);
+    if (canonical(emptyToUndefined(norm(prev))) !== canonical(emptyToUndefined(norm(next)))) detail[key] = rule.kind;
+  }
+  const replaces = Object.keys(detail).filter((k) => detail[k] === "replace");
+  return { changes: Object.keys(detail).length > 0, replaces, deleteBeforeReplace: false, detail };
+}
+
+/** Normalises a list of port objects: default protocol and (unless sandbox) routing; sorted. */
+export function portsNormaliser(withRouting: boolean): Normaliser {
+  return (v) =>
+    Array.isArray(v)
+      ? (v as Props[])
+          .map((p) => ({
+            port: p.port,
+            protocol: p.protocol ?? "TCP",
+            ...(withRouting ? { routing: p.routing ?? "PROXIED" } : {}),
+          }))
+          .sort((a, b) => canonical(a).localeCompare(canonical(b)))
+      : v;
+}
+
+export const sortedStrings: Normaliser = (v) => (Array.isArray(v) ? [...(v as string[])].sort() : v);

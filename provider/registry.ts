@@ -1,0 +1,17 @@
+/** Every resource the provider offers, by type name. */
+import type { ResourceModule } from "./resource.ts";
+import { sandbox } from "./sandbox.ts";
+import { sshKey } from "./ssh-key.ts";
+import { volume } from "./volume.ts";
+import { workload } from "./workload.ts";
+import { workloadTemplate } from "./workload-template.ts";
+
+export const RESOURCES: Record<string, ResourceModule> = Object.fromEntries(
+  [workload, sandbox, volume, sshKey, workloadTemplate].map((m) => [m.name, m]),
+);
+
+export function resourceModule(name: string): ResourceModule {
+  const m = RESOURCES[name];
+  if (!m) throw new Error(`unknown cws resource type ${name}`);
+  return m;
+}

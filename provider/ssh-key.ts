@@ -1,0 +1,89 @@
+/** SshKey: a public key that workloads reference. Update: name. Replace: publicKey. */
+import { SshKeyCreate, type SshKey } from "../api/index.ts";
+import { compact, createOnce, isGone } from "./common.ts";
+import { diffFields, type FieldRule } from "./diff.ts";
+import type { Props, ResourceModule } from "./resource.ts";
+import { containsUnknown } from "./unknowns.ts";
+import { schemaFailures } from "./volume.ts";
+
+/** Key type and data; the comment and surrounding whitespace are not part of the key's identity. */
+const keyIdentity = (v: unknown) => (typeof v === "string" ? v.trim().split(/\s+/).slice(0, 2).join(" ") : v);
+
+const RULES: Record<string, FieldRule> = {
+  name: { kind: "update" },
+  publicKey: { kind: "replace", normalise: keyIdentity },
+};
+
+function outputsOf(k: SshKey, inputs: Props): Props {
+  return compact({ ...inputs, uid: k.uid, publicKeyRaw: k.public_key_raw, createdAt: k.created_at, updatedAt: k.updated_at });
+}
+
+export const sshKey: ResourceModule = {
+  name: "SshKey",
+
+  check(_olds, news) {
+    const body = { name: news.name, ssh_key: news.publicKey };
+    return { inputs: news, failures: containsUnknown(body) ? [] : schemaFailures(SshKeyCreate, body).map((f) => (f.property === "sshKey" ? { ...f, property: "publicKey" } : f)) };
+  },
+
+  diff(_id, olds, news) {
+    return diffFields(RULES, olds, news);
+  },
+
+  async create(ctx, inputs) {
+    const { sshKeys } = ctx.client;
+    let key: SshKey;
+    if (inputs.adoptUid) {
+      key = await sshKeys.get(inputs.adoptUid as string);
+      if (keyIdentity(key.public_key_raw) !== keyIdentity(inputs.publicKey)) {
+        throw new Error(`cannot adopt SSH key ${key.uid}: its public key differs from the program's publicKey`);
+      }
+      if (key.name !== inputs.name) key = await sshKeys.update(key.uid, { name: inputs.name as string });
+    } else {
+      const body = { name: inputs.name as string, ssh_key: inputs.publicKey as string };
+      const same = async (before?: Set<string>) => {
+        for await (const k of sshKeys.iterate({})) if (k.name === body.name && !before?.has(k.uid)) return k;
+        return undefined;
+      };
+      key = await createOnce(
+        async () => {
+          const all = new Set<string>();
+          for await (const k of sshKeys.iterate({})) all.add(k.uid);
+          return all;
+        },
+        () => sshKeys.create(body),
+        same,
+      );
+    }
+    return { id: key.uid, outputs: outputsOf(key, inputs) };
+  },
+
+  async read(ctx, id, olds) {
+    let k: SshKey;
+    try {
+      k = await ctx.client.sshKeys.get(id);
+    } catch (e) {
+      if (isGone(e)) return undefined;
+      throw e;
+    }
+    // Keep the program's spelling of the key when only the comment or spacing differ.
+    const publicKey = keyIdentity(olds.publicKey) === keyIdentity(k.public_key_raw) ? olds.publicKey : k.public_key_raw;
+    const inputs = { name: k.name, publicKey };
+    return { id, inputs, outputs: outputsOf(k, inputs) };
+  },
+
+  async update(ctx, id, olds, news) {
+    const k = diffFields(RULES, olds, news).detail.name
+      ? await ctx.client.sshKeys.update(id, { name: news.name as string })
+      : await ctx.client.sshKeys.get(id);
+    return outputsOf(k, news);
+  },
+
+  async delete(ctx, id) {
+    try {
+      await ctx.client.sshKeys.delete(id);
+    } catch (e) {
+      if (!isGone(e)) throw e;
+    }
+  },
+};

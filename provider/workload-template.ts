@@ -1,0 +1,116 @@
+/**
+ * WorkloadTemplate: a reusable workload manifest. Update: name, description, manifest.
+ * Replace: type. The manifest is written like Workload inputs (camelCase) and validated as a
+ * workload create body whose type equals the template's type.
+ */
+import { TemplateCreate, validateWorkloadCreate, type WorkloadTemplate } from "../api/index.ts";
+import { compact, createOnce, isGone } from "./common.ts";
+import { diffFields, type FieldRule } from "./diff.ts";
+import type { CheckFailure, Props, ResourceModule } from "./resource.ts";
+import { containsUnknown } from "./unknowns.ts";
+import { schemaFailures } from "./volume.ts";
+import { fromWire, toWire, wireFieldToProperty } from "./wire.ts";
+import { toInputWords } from "./workload.ts";
+
+const RULES: Record<string, FieldRule> = {
+  type: { kind: "replace" },
+  name: { kind: "update" },
+  description: { kind: "update", normalise: (v) => v || undefined },
+  manifest: { kind: "update", normalise: withoutType },
+};
+
+function withoutType(v: unknown): unknown {
+  if (!v || typeof v !== "object") return v;
+  const { type: _type, ...rest } = v as Props;
+  return rest;
+}
+
+/** The wire manifest: camelCase keys converted, type filled in from the template's type. */
+function wireManifest(inputs: Props): Record<string, unknown> {
+  return { type: inputs.type, ...toWire<Record<string, unknown>>(inputs.manifest ?? {}) };
+}
+
+function check(news: Props): CheckFailure[] {
+  if (containsUnknown(news)) return [];
+  const failures = schemaFailures(TemplateCreate, compact({ name: news.name, description: news.description, type: news.type, manifest: {} }));
+  const manifest = news.manifest as Props | undefined;
+  if (!manifest || typeof manifest !== "object") return [...failures, { property: "manifest", reason: "manifest is required" }];
+  if (manifest.type !== undefined && manifest.type !== news.type) {
+    failures.push({ property: "manifest.type", reason: `manifest.type must equal type (${String(news.type)})` });
+  }
+  const result = validateWorkloadCreate(wireManifest(news));
+  if (!result.ok) {
+    for (const v of result.violations) {
+      failures.push({ property: `manifest.${wireFieldToProperty(v.field)}`, reason: `manifest: ${toInputWords(v.message)}` });
+    }
+  }
+  return failures;
+}
+
+function outputsOf(t: WorkloadTemplate, inputs: Props): Props {
+  return compact({ ...inputs, uid: t.uid, visibility: t.visibility, createdAt: t.created_at, updatedAt: t.updated_at });
+}
+
+export const workloadTemplate: ResourceModule = {
+  name: "WorkloadTemplate",
+
+  check(_olds, news) {
+    return { inputs: news, failures: check(news) };
+  },
+
+  diff(_id, olds, news) {
+    return diffFields(RULES, olds, news);
+  },
+
+  async create(ctx, inputs) {
+    const { templates } = ctx.client;
+    const body = compact({ name: inputs.name, description: inputs.description, type: inputs.type, manifest: wireManifest(inputs) }) as TemplateCreate;
+    const named = async (before?: Set<string>) => {
+      const out: string[] = [];
+      for await (const t of templates.iterate({ type: body.type })) if (t.name === body.name && !before?.has(t.uid)) out.push(t.uid);
+      return out;
+    };
+    const { uid } = await createOnce(
+      async () => new Set(await named()),
+      () => templates.create(body),
+      async (before) => {
+        const found = (await named(before))[0];
+        return found ? { uid: found } : undefined;
+      },
+    );
+    return { id: uid, outputs: outputsOf(await templates.get(uid), inputs) };
+  },
+
+  async read(ctx, id) {
+    let t: WorkloadTemplate;
+    try {
+      t = await ctx.client.templates.get(id);
+    } catch (e) {
+      if (isGone(e)) return undefined;
+      throw e;
+    }
+    const manifest = fromWire<Props>(t.manifest);
+    delete manifest.type;
+    const inputs = compact({ name: t.name, description: t.description || undefined, type: t.type, manifest });
+    return { id, inputs, outputs: outputsOf(t, inputs) };
+  },
+
+  async update(ctx, id, olds, news) {
+    const d = diffFields(RULES, olds, news).detail;
+    const patch = compact({
+      name: d.name ? news.name : undefined,
+      description: d.description ? ((news.description as string | undefined) ?? "") : undefined,
+      manifest: d.manifest ? wireManifest(news) : undefined,
+    });
+    const t = Object.keys(patch).length ? await ctx.client.templates.update(id, patch) : await ctx.client.templates.get(id);
+    return outputsOf(t, news);
+  },
+
+  async delete(ctx, id) {
+    try {
+      await ctx.client.templates.delete(id);
+    } catch (e) {
+      if (!isGone(e)) throw e;
+    }
+  },
+};

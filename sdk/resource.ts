@@ -1,0 +1,32 @@
+/** What every cws resource class shares: its type token, output keys and secret inputs. */
+import * as pulumi from "@pulumi/pulumi";
+import { dynamicProvider } from "./provider.ts";
+
+/** Type tokens are `pulumi-nodejs:dynamic/cws:<Type>`. */
+export const MODULE = "cws";
+
+/** Lifecycle inputs common to resources that can adopt an existing object. */
+export interface AdoptArgs {
+  /**
+   * UID of an object that already exists on the service. Instead of creating a new one, create
+   * takes it under management and updates it to match the program.
+   */
+  adoptUid?: pulumi.Input<string>;
+}
+
+/** Base class: declares outputs and marks secret inputs as secrets in state. */
+export abstract class CwsResource extends pulumi.dynamic.Resource {
+  constructor(
+    type: string,
+    name: string,
+    args: object | undefined,
+    outputs: readonly string[],
+    secrets: readonly string[],
+    opts?: pulumi.CustomResourceOptions,
+  ) {
+    const props: Record<string, unknown> = Object.fromEntries(outputs.map((k) => [k, undefined]));
+    for (const [k, v] of Object.entries(args ?? {})) props[k] = secrets.includes(k) && v !== undefined ? pulumi.secret(v) : v;
+    const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...secrets];
+    super(dynamicProvider(type), name, props, { ...opts, additionalSecretOutputs }, MODULE, type);
+  }
+}

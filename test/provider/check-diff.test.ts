@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import { RESOURCES } from "../../provider/registry.ts";
+import { UNKNOWN } from "../../provider/unknowns.ts";
+
+const { Workload, Sandbox, Volume, SshKey, WorkloadTemplate } = RESOURCES as Required<typeof RESOURCES>;
+const ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx user@host";
+
+const rental = {
+  type: "RENTAL",
+  name: "web",
+  image: "nginx:1.27",
+  resourceName: "gpu-rental-small",
+  ports: [{ port: 8080 }],
+  volumes: [{ uid: "vol-1", mountPath: "/data" }],
+};
+
+const properties = (failures: { property: string }[]) => failures.map((f) => f.property);
+
+describe("Workload check", () => {
+  it("accepts a valid RENTAL workload", () => {
+    expect(Workload!.check({}, rental).failures).toEqual([]);
+  });
+
+  it("names the property and the rule for each type rule", () => {
+    const vm = Workload!.check({}, { type: "VM", name: "vm1", image: "ubuntu-22.04", resourceName: "vm-standard" }).failures;
+    expect(vm).toContainEqual({ property: "vmConfig.password", reason: "vmConfig.password is required for VM workloads" });
+
+    const bm = Workload!.check({}, { type: "BM", name: "bm1", image: "ubuntu", resourceName: "bm-h100-8x" }).failures;
+    expect(properties(bm)).toEqual(expect.arrayContaining(["region", "sshKeys"]));
+    expect(bm.find((f) => f.property === "sshKeys")!.reason).toMatch(/at least one SSH key/);
+
+    const badName = Workload!.check({}, { ...rental, name: "Web_1" }).failures;
+    expect(badName[0]).toMatchObject({ property: "name" });
+    expect(badName[0]!.reason).toMatch(/lowercase/);
+
+    const region = Workload!.check({}, { ...rental, region: "us-east-1" }).failures;
+    expect(region).toContainEqual({ property: "region", reason: "region is not supported for RENTAL workloads" });
+
+    const port = Workload!.check({}, { ...rental, ports: [{ port: 80 }] }).failures;
+    expect(port[0]!.property).toBe("ports[0].port");
+    expect(port[0]!.reason).toMatch(/between 1024 and 65535/);
+
+    const pw = Workload!.check({}, { type: "VM", name: "v", image: "i", resourceName: "vm-standard", vmConfig: { password: "abc" } }).failures;
+    expect(pw[0]).toMatchObject({ property: "vmConfig.password" });
+    expect(pw[0]!.reason).toMatch(/at least 4/);
+  });
+
+  it("refuses SANDBOX, suspending a VM, and undeploying", () => {
+    expect(properties(Workload!.check({}, { ...rental, type: "SANDBOX" }).failures)).toContain("type");
+    const vm = { type: "VM", name: "v", image: "i", resourceName: "vm-standard", vmConfig: { password: "secret" }, suspended: true };
+    expect(properties(Workload!.check({}, vm).failures)).toEqual(["suspended"]);
+    expect(properties(Workload!.check(rental, { ...rental, deploy: false }).failures)).toEqual(["deploy"]);
+    expect(Workload!.check({}, { ...rental, deploy: false }).failures).toEqual([]);
+  });
+
+  it("does not judge values that are unknown at preview", () => {
+    expect(Workload!.check({}, { ...rental, image: UNKNOWN, region: UNKNOWN }).failures).toEqual([]);
+  });
+});
+
+describe("Workload diff", () => {
+  it("sees no change where only service defaults differ", () => {
+    const olds = {
+      ...rental,
+      ports: [{ port: 8080, protocol: "TCP", routing: "PROXIED" }],
+      volumes: [{ uid: "vol-1", mountPath: "/data", readOnly: false }],
+      envs: [],
+      deploy: true,
+      uid: "w1",
+      status: "running",
+    };
+    expect(Workload!.diff("w1", olds, rental)).toMatchObject({ changes: false, replaces: [] });
+  });
+
+  it("updates in place (with redeploy) or replaces, field by field", () => {
+    const image = Workload!.diff("w1", rental, { ...rental, image: "nginx:1.28" });
+    expect(image).toMatchObject({ changes: true, replaces: [], detail: { image: "redeploy" } });
+    const rn = Workload!.diff("w1", rental, { ...rental, resourceName: "other" });
+    expect(rn).toMatchObject({ changes: true, replaces: ["resourceName"] });
+    const susp = Workload!.diff("w1", rental, { ...rental, suspended: true });
+    expect(susp).toMatchObject({ changes: true, replaces: [], detail: { suspended: "update" } });
+    const pw = { type: "VM", name: "v", image: "i", resourceName: "vm-standard", vmConfig: { password: "a-secret" } };
+    expect(Workload!.diff("w1", pw, { ...pw, vmConfig: { password: "b-secret" } }).replaces).toEqual(["vmConfig"]);
+  });
+});
+
+describe("Sandbox", () => {
+  const sb = { name: "box", template: "tpl-1", ttlSec: 600, ports: [{ port: 8000 }] };
+
+  it("updates ttlSec, ports and name in place; template and forkFrom replace", () => {
+    expect(Sandbox!.diff("s", sb, { ...sb, ttlSec: 900 })).toMatchObject({ changes: true, replaces: [] });
+    expect(Sandbox!.diff("s", sb, { ...sb, ports: [{ port: 8001 }] })).toMatchObject({ changes: true, replaces: [] });
+    expect(Sandbox!.diff("s", sb, { ...sb, frozen: true }).detail).toEqual({ frozen: "update" });
+    expect(Sandbox!.diff("s", sb, { ...sb, template: "tpl-2" }).replaces).toEqual(["template"]);
+    expect(Sandbox!.diff("s", { ...sb, ports: [{ port: 8000, protocol: "TCP" }], frozen: false }, sb).changes).toBe(false);
+  });
+
+  it("checks names, ports, timeouts and the template", () => {
+    expect(Sandbox!.check({}, sb).failures).toEqual([]);
+    const bad = Sandbox!.check({}, { name: "-box", ports: [{ port: 22 }, { port: 9000, routing: "DIRECT" }], ttlSec: 10, idleTimeoutSec: 20 }).failures;
+    expect(properties(bad)).toEqual(
+      expect.arrayContaining(["name", "template", "ports[0]", "ports[0].port", "ports[1].routing", "sandboxConfig.idleTimeoutSec"]),
+    );
+    expect(properties(Sandbox!.check({}, { ...sb, forkFrom: "p" }).failures)).toEqual(["forkFrom"]);
+  });
+});
+
+describe("Volume, SshKey and WorkloadTemplate", () => {
+  it("validates volumes and SSH keys with the shared schemas", () => {
+    const v = Volume!.check({}, { name: "data", sizeInMb: 0, resourceName: "gpu-rental-small" }).failures;
+    expect(v).toEqual([{ property: "sizeInMb", reason: "sizeInMb must be at least 1" }]);
+    expect(SshKey!.check({}, { name: "k", publicKey: ED25519 }).failures).toEqual([]);
+    const k = SshKey!.check({}, { name: "k", publicKey: "ssh-dss AAAA" }).failures;
+    expect(k[0]!.property).toBe("publicKey");
+    expect(k[0]!.reason).toMatch(/ssh-ed25519, ssh-rsa, ecdsa-sha2/);
+  });
+
+  it("ignores the key comment, replaces on a new key", () => {
+    const withComment = { name: "k", publicKey: ED25519 };
+    const noComment = { name: "k", publicKey: ED25519.split(" ").slice(0, 2).join(" ") };
+    expect(SshKey!.diff("k", withComment, noComment).changes).toBe(false);
+    expect(Volume!.diff("v", { name: "a", sizeInMb: 10 }, { name: "b", sizeInMb: 20 }).replaces).toEqual(["sizeInMb"]);
+  });
+
+  it("validates a template manifest as a create body of the template's type", () => {
+    const ok = { name: "t", type: "RENTAL", manifest: { name: "web", image: "nginx", resourceName: "gpu-rental-small" } };
+    expect(WorkloadTemplate!.check({}, ok).failures).toEqual([]);
+    const mismatch = WorkloadTemplate!.check({}, { ...ok, manifest: { ...ok.manifest, type: "VM" } }).failures;
+    expect(properties(mismatch)).toContain("manifest.type");
+    const vm = WorkloadTemplate!.check({}, { name: "t", type: "VM", manifest: { name: "v", image: "i", resourceName: "vm-standard" } }).failures;
+    expect(properties(vm)).toContain("manifest.vmConfig.password");
+  });
+});
