@@ -1,17 +1,11 @@
 /** Helpers shared by the resource modules. */
-import { CwsApiError, CwsConnectionError } from "../client/index.ts";
+import { isAmbiguous, isNotFound } from "../client/index.ts";
 import type { Props } from "./resource.ts";
 
 export const DEFAULT_READY_TIMEOUT_SEC = 600;
 
-export function isGone(e: unknown): boolean {
-  return e instanceof CwsApiError && e.status === 404;
-}
-
-/** A failure after which the service may or may not have acted on the request. */
-export function isAmbiguous(e: unknown): boolean {
-  return e instanceof CwsConnectionError || (e instanceof CwsApiError && [500, 502, 504].includes(e.status));
-}
+/** The object is not on the service (any more). */
+export const isGone = isNotFound;
 
 export function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);

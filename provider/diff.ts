@@ -60,3 +60,27 @@ export function portsNormaliser(withRouting: boolean): Normaliser {
 }
 
 export const sortedStrings: Normaliser = (v) => (Array.isArray(v) ? [...(v as string[])].sort() : v);
+
+/**
+ * Shapes inputs read back from the service (refresh, lookup) like the program wrote them: where
+ * the service's value means the same as the old one, the old spelling is kept; empty values of
+ * inputs the program never set are left out. Real drift stays visible.
+ */
+export function keepProgramShape(rules: Record<string, FieldRule>, olds: Props, fresh: Props): Props {
+  const out: Props = {};
+  for (const [key, value] of Object.entries(fresh)) {
+    const rule = rules[key];
+    if (!rule) {
+      out[key] = value;
+      continue;
+    }
+    const norm = rule.normalise ?? ((v: unknown) => v);
+    const same = (a: unknown, b: unknown) => canonical(emptyToUndefined(norm(a))) === canonical(emptyToUndefined(norm(b)));
+    if (same(olds[key] ?? rule.default, value)) {
+      if (olds[key] !== undefined) out[key] = olds[key];
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}

@@ -1,13 +1,14 @@
 /** Every resource the provider offers, by type name. */
 import type { ResourceModule } from "./resource.ts";
 import { sandbox } from "./sandbox.ts";
+import { sandboxTemplate } from "./sandbox-template.ts";
 import { sshKey } from "./ssh-key.ts";
 import { volume } from "./volume.ts";
 import { workload } from "./workload.ts";
 import { workloadTemplate } from "./workload-template.ts";
 
 export const RESOURCES: Record<string, ResourceModule> = Object.fromEntries(
-  [workload, sandbox, volume, sshKey, workloadTemplate].map((m) => [m.name, m]),
+  [workload, sandbox, sandboxTemplate, volume, sshKey, workloadTemplate].map((m) => [m.name, m]),
 );
 
 export function resourceModule(name: string): ResourceModule {

@@ -8,7 +8,7 @@
  */
 import { nameViolation, portViolations, sandboxTimeoutViolation, type Workload, type WorkloadCreate, type WorkloadPatch } from "../api/index.ts";
 import { DEFAULT_READY_TIMEOUT_SEC, compact, createOnce, isGone, messageOf, uidsOf } from "./common.ts";
-import { diffFields, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
+import { diffFields, keepProgramShape, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
 import { PartialStateError, type CheckFailure, type Context, type Props, type ResourceModule } from "./resource.ts";
 import { UNKNOWN } from "./unknowns.ts";
 import { toWire, wireFieldToProperty } from "./wire.ts";
@@ -234,7 +234,7 @@ export const sandbox: ResourceModule = {
       throw e;
     }
     if (w.state.status === "deleted") return undefined;
-    const inputs = inputsOf(w, olds);
+    const inputs = keepProgramShape(RULES, olds, inputsOf(w, olds));
     return { id, inputs, outputs: outputsOf(w, inputs) };
   },
 

@@ -14,7 +14,7 @@ import {
   type WorkloadStatus,
 } from "../api/index.ts";
 import { DEFAULT_READY_TIMEOUT_SEC, compact, createOnce, isGone, messageOf, pick, uidsOf } from "./common.ts";
-import { diffFields, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
+import { diffFields, keepProgramShape, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
 import { PartialStateError, type CheckFailure, type Context, type Props, type ResourceModule } from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
 import { fromWire, toWire, wireFieldToProperty } from "./wire.ts";
@@ -135,7 +135,7 @@ function inputsOf(w: Workload, olds: Props): Props {
     ports: w.ports,
     commands: w.commands,
     args: w.args,
-    registryAuth: w.registry_auth ? { ...fromWire(w.registry_auth), password: oldAuth?.password } : undefined,
+    registryAuth: w.registry_auth ? { ...fromWire<Props>(w.registry_auth), password: oldAuth?.password } : undefined,
     sshKeys: w.ssh_keys,
     volumes: fromWire(w.volumes),
     vmConfig: olds.vmConfig,
@@ -255,7 +255,7 @@ export const workload: ResourceModule = {
       throw e;
     }
     if (w.state.status === "deleted") return undefined;
-    const inputs = inputsOf(w, olds);
+    const inputs = keepProgramShape(RULES, olds, inputsOf(w, olds));
     return { id, inputs, outputs: outputsOf(w, inputs) };
   },
 

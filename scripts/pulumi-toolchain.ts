@@ -102,7 +102,7 @@ async function build(version: string, root: string, log: (s: string) => void): P
   if (!go) throw new Error("Go is not installed (no `go` on PATH): it is needed once to build the Pulumi CLI from the Go module proxy");
   const binDir = join(root, "bin");
   mkdirSync(binDir, { recursive: true });
-  const env = { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=mod" };
+  const env: NodeJS.ProcessEnv = { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=mod" };
   log(`building the Pulumi CLI v${version} from the Go module proxy (${env.GOPROXY ?? "default proxy"}); the first build takes several minutes`);
   log("downloading modules and compiling pulumi (CGO_ENABLED=0, tags osusergo,grpcnotrace)...");
   const tmp = join(binDir, `pulumi.tmp-${process.pid}`);

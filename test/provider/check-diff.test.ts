@@ -131,3 +131,20 @@ describe("Volume, SshKey and WorkloadTemplate", () => {
     expect(properties(vm)).toContain("manifest.vmConfig.password");
   });
 });
+
+describe("refresh shapes what it reads like the program", () => {
+  it("keeps the program's spelling where the service means the same, and shows real drift", async () => {
+    const { keepProgramShape, portsNormaliser } = await import("../../provider/diff.ts");
+    const rules = {
+      image: { kind: "redeploy" as const },
+      ports: { kind: "redeploy" as const, normalise: portsNormaliser(true) },
+      args: { kind: "redeploy" as const },
+      deploy: { kind: "update" as const, default: true },
+    };
+    const olds = { image: "nginx:1.27", ports: [{ port: 8080 }] };
+    const fresh = { image: "nginx:1.27", ports: [{ port: 8080, protocol: "TCP", routing: "PROXIED" }], args: [], deploy: true };
+    expect(keepProgramShape(rules, olds, fresh)).toEqual({ image: "nginx:1.27", ports: [{ port: 8080 }] });
+    const drifted = keepProgramShape(rules, olds, { ...fresh, image: "httpd", args: ["-x"] });
+    expect(drifted).toEqual({ image: "httpd", ports: [{ port: 8080 }], args: ["-x"] });
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * SandboxTemplate: a USER sandbox template published from a running sandbox (a snapshot of its
+ * files). Update: displayName, description. Replace: name, sourceSandbox.
+ */
+import { PublishBody, type SandboxTemplate } from "../api/index.ts";
+import { DEFAULT_READY_TIMEOUT_SEC, compact, isGone, messageOf } from "./common.ts";
+import { diffFields, type FieldRule } from "./diff.ts";
+import { PartialStateError, type Props, type ResourceModule } from "./resource.ts";
+import { containsUnknown } from "./unknowns.ts";
+import { schemaFailures } from "./volume.ts";
+
+const RULES: Record<string, FieldRule> = {
+  name: { kind: "replace" },
+  sourceSandbox: { kind: "replace" },
+  displayName: { kind: "update", normalise: (v) => v || undefined },
+  description: { kind: "update", normalise: (v) => v || undefined },
+  readyTimeoutSec: { kind: "update", default: DEFAULT_READY_TIMEOUT_SEC },
+};
+
+function outputsOf(t: SandboxTemplate, inputs: Props): Props {
+  return compact({
+    ...inputs,
+    uid: t.uid,
+    kind: t.kind,
+    status: t.status,
+    templateResourceName: t.resource_name,
+    costPerHour: t.cost_per_hour,
+    frozenCostPerHour: t.frozen_cost_per_hour,
+    createdAt: t.created_at,
+    updatedAt: t.updated_at,
+  });
+}
+
+export const sandboxTemplate: ResourceModule = {
+  name: "SandboxTemplate",
+
+  check(_olds, news) {
+    const failures = [];
+    if (news.sourceSandbox === undefined) failures.push({ property: "sourceSandbox", reason: "sourceSandbox (the UID of a running sandbox) is required" });
+    const body = compact({ name: news.name, display_name: news.displayName, description: news.description });
+    if (!containsUnknown(body)) failures.push(...schemaFailures(PublishBody, body));
+    return { inputs: news, failures };
+  },
+
+  diff(_id, olds, news) {
+    return diffFields(RULES, olds, news);
+  },
+
+  async create(ctx, inputs) {
+    const { sandboxes, sandboxTemplates } = ctx.client;
+    const source = inputs.sourceSandbox as string;
+    ctx.log(`publishing sandbox ${source} as template ${String(inputs.name)}`);
+    const published = await sandboxes.publish(
+      source,
+      compact({ name: inputs.name, display_name: inputs.displayName, description: inputs.description }) as PublishBody,
+    );
+    const timeoutMs = ((inputs.readyTimeoutSec as number | undefined) ?? DEFAULT_READY_TIMEOUT_SEC) * 1000;
+    try {
+      await sandboxTemplates.waitForStatus(published.uid, "READY", { timeoutMs });
+    } catch (e) {
+      const now = await sandboxTemplates.get(published.uid).catch(() => published);
+      throw new PartialStateError(published.uid, outputsOf(now, inputs), `template ${published.uid} did not become READY: ${messageOf(e)}`);
+    }
+    return { id: published.uid, outputs: outputsOf(await sandboxTemplates.get(published.uid), inputs) };
+  },
+
+  async read(ctx, id, olds) {
+    let t: SandboxTemplate;
+    try {
+      t = await ctx.client.sandboxTemplates.get(id);
+    } catch (e) {
+      if (isGone(e)) return undefined;
+      throw e;
+    }
+    const inputs = compact({
+      name: t.name,
+      sourceSandbox: olds.sourceSandbox,
+      displayName: t.display_name || undefined,
+      description: t.description || undefined,
+      readyTimeoutSec: olds.readyTimeoutSec,
+    });
+    return { id, inputs, outputs: outputsOf(t, inputs) };
+  },
+
+  async update(ctx, id, olds, news) {
+    const d = diffFields(RULES, olds, news).detail;
+    const patch = compact({
+      display_name: d.displayName ? ((news.displayName as string | undefined) ?? "") : undefined,
+      description: d.description ? ((news.description as string | undefined) ?? "") : undefined,
+    });
+    const t = Object.keys(patch).length ? await ctx.client.sandboxTemplates.update(id, patch) : await ctx.client.sandboxTemplates.get(id);
+    return outputsOf(t, news);
+  },
+
+  async delete(ctx, id) {
+    try {
+      await ctx.client.sandboxTemplates.delete(id);
+    } catch (e) {
+      if (!isGone(e)) throw e;
+    }
+  },
+};

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine for the demo and the tests:
+#   Debian packages for real sandboxes (bubblewrap, and what server/sandbox/DEBIAN_PACKAGES lists),
+#   npm packages (including Node 24 from the npm registry),
+#   the Pulumi CLI built from the Go module proxy (cached in ~/.cache/pulumi-cws).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ -z "${CWS_SKIP_APT:-}" ]; then
+  packages=(bubblewrap python3)
+  if [ -f server/sandbox/DEBIAN_PACKAGES ]; then
+    while read -r p; do
+      case "$p" in ""|\#*) ;; *) packages+=("$p") ;; esac
+    done < server/sandbox/DEBIAN_PACKAGES
+  fi
+  missing=()
+  for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq || echo "setup: apt-get update failed; trying the install with the current package lists"
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+fi
+
+echo "setup: npm ci"
+npm ci --no-audit --no-fund
+# npm scripts run with node_modules/.bin (Node 24) first on PATH.
+npm run --silent pulumi:build
