@@ -8,3 +8,4 @@ export * from "./volume.ts";
 export * from "./ssh-key.ts";
 export * from "./template.ts";
 export * from "./meta.ts";
+export * from "./admin.ts";

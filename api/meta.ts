@@ -1,7 +1,13 @@
 import { z } from "zod";
 
 export const Health = z.object({ status: z.string() });
-export const Version = z.object({ name: z.string(), version: z.string(), gitHash: z.string(), buildDate: z.string() });
+export type Health = z.infer<typeof Health>;
+export const Version = z.object({
+  name: z.string(),
+  version: z.string(),
+  gitHash: z.string(),
+  buildDate: z.string(),
+});
 export type Version = z.infer<typeof Version>;
 
 export const Region = z.object({ uid: z.string(), name: z.string(), active: z.boolean() });

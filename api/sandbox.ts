@@ -21,7 +21,13 @@ export const PublishBody = z.strictObject({
       /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
       "name must be 1-64 characters of letters, digits, dots, underscores and hyphens, starting with a letter or digit",
     ),
-  display_name: z.string().max(LIMITS.templateDisplayNameMax, `display_name must be at most ${LIMITS.templateDisplayNameMax} characters`).optional(),
+  display_name: z
+    .string()
+    .max(
+      LIMITS.templateDisplayNameMax,
+      `display_name must be at most ${LIMITS.templateDisplayNameMax} characters`,
+    )
+    .optional(),
   description: z.string().optional(),
 });
 export type PublishBody = z.infer<typeof PublishBody>;
@@ -30,19 +36,35 @@ export const ExecBody = z.strictObject({
   cmd: z
     .string()
     .min(1, "cmd is required")
-    .refine((s) => Buffer.byteLength(s) <= LIMITS.execCmdMaxBytes, `cmd must be at most ${LIMITS.execCmdMaxBytes} bytes`),
+    .refine(
+      (s) => Buffer.byteLength(s) <= LIMITS.execCmdMaxBytes,
+      `cmd must be at most ${LIMITS.execCmdMaxBytes} bytes`,
+    ),
   timeout_sec: z
     .number()
     .int("timeout_sec must be an integer")
-    .min(LIMITS.execTimeoutMinSec, `timeout_sec must be between ${LIMITS.execTimeoutMinSec} and ${LIMITS.execTimeoutMaxSec}`)
-    .max(LIMITS.execTimeoutMaxSec, `timeout_sec must be between ${LIMITS.execTimeoutMinSec} and ${LIMITS.execTimeoutMaxSec}`)
+    .min(
+      LIMITS.execTimeoutMinSec,
+      `timeout_sec must be between ${LIMITS.execTimeoutMinSec} and ${LIMITS.execTimeoutMaxSec}`,
+    )
+    .max(
+      LIMITS.execTimeoutMaxSec,
+      `timeout_sec must be between ${LIMITS.execTimeoutMinSec} and ${LIMITS.execTimeoutMaxSec}`,
+    )
     .optional(),
 });
 export type ExecBody = z.infer<typeof ExecBody>;
-export const ExecResult = z.object({ stdout: z.string(), stderr: z.string(), code: z.number().int(), timed_out: z.boolean() });
+export const ExecResult = z.object({
+  stdout: z.string(),
+  stderr: z.string(),
+  code: z.number().int(),
+  timed_out: z.boolean(),
+});
 export type ExecResult = z.infer<typeof ExecResult>;
 
-export const FileQuery = z.strictObject({ path: z.string().startsWith("/", "path must be an absolute guest path") });
+export const FileQuery = z.strictObject({
+  path: z.string().startsWith("/", "path must be an absolute guest path"),
+});
 export const FileBody = z.strictObject({
   path: z.string().startsWith("/", "path must be an absolute guest path"),
   content_b64: z.base64("content_b64 must be base64"),
@@ -52,10 +74,14 @@ export const FileContent = z.object({ path: z.string(), content_b64: z.string() 
 export type FileContent = z.infer<typeof FileContent>;
 
 export const TicketBody = z.strictObject({ ttl_sec: z.number().int().optional() });
+export type TicketBody = z.infer<typeof TicketBody>;
 export const Ticket = z.object({ ticket: z.string(), expires_at: Timestamp });
 export type Ticket = z.infer<typeof Ticket>;
 
-export const TerminalCreate = z.strictObject({ cols: z.number().int().optional(), rows: z.number().int().optional() });
+export const TerminalCreate = z.strictObject({
+  cols: z.number().int().optional(),
+  rows: z.number().int().optional(),
+});
 export type TerminalCreate = z.infer<typeof TerminalCreate>;
 export const TerminalSession = z.object({
   id: z.string(),
@@ -65,10 +91,16 @@ export const TerminalSession = z.object({
   exit_code: z.number().int().optional(),
 });
 export type TerminalSession = z.infer<typeof TerminalSession>;
+export const TerminalSessionList = z.array(TerminalSession);
 export const TERMINAL_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export const Desktop = z.union([
-  z.object({ available: z.literal(true), port: z.number().int(), listening: z.boolean(), ws_url: z.string() }),
+  z.object({
+    available: z.literal(true),
+    port: z.number().int(),
+    listening: z.boolean(),
+    ws_url: z.string(),
+  }),
   z.object({ available: z.literal(false) }),
 ]);
 export type Desktop = z.infer<typeof Desktop>;
@@ -103,8 +135,17 @@ export type SandboxTemplateQuery = z.infer<typeof SandboxTemplateQuery>;
 
 export const SandboxTemplatePatch = z
   .strictObject({
-    display_name: z.string().max(LIMITS.templateDisplayNameMax, `display_name must be at most ${LIMITS.templateDisplayNameMax} characters`).optional(),
+    display_name: z
+      .string()
+      .max(
+        LIMITS.templateDisplayNameMax,
+        `display_name must be at most ${LIMITS.templateDisplayNameMax} characters`,
+      )
+      .optional(),
     description: z.string().optional(),
   })
-  .refine((b) => b.display_name !== undefined || b.description !== undefined, "at least one of display_name, description is required");
+  .refine(
+    (b) => b.display_name !== undefined || b.description !== undefined,
+    "at least one of display_name, description is required",
+  );
 export type SandboxTemplatePatch = z.infer<typeof SandboxTemplatePatch>;

@@ -1,14 +1,21 @@
 import { z } from "zod";
 import { Timestamp, page } from "./common.ts";
 
-const KEY_TYPES = ["ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521"];
+const KEY_TYPES = [
+  "ssh-ed25519",
+  "ssh-rsa",
+  "ecdsa-sha2-nistp256",
+  "ecdsa-sha2-nistp384",
+  "ecdsa-sha2-nistp521",
+];
 
 /** Checks an OpenSSH public key line: known type, base64 blob whose embedded type matches. */
 export function publicKeyProblem(text: string): string | undefined {
   const parts = text.trim().split(/\s+/);
   if (parts.length < 2) return "ssh_key must be an OpenSSH public key: '<type> <base64> [comment]'";
   const [type, blob] = parts as [string, string];
-  if (!KEY_TYPES.includes(type)) return `ssh_key type must be one of ssh-ed25519, ssh-rsa, ecdsa-sha2-* (got '${type}')`;
+  if (!KEY_TYPES.includes(type))
+    return `ssh_key type must be one of ssh-ed25519, ssh-rsa, ecdsa-sha2-* (got '${type}')`;
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(blob)) return "ssh_key key data must be base64";
   const raw = Buffer.from(blob, "base64");
   if (raw.length < 4) return "ssh_key key data is truncated";
@@ -16,7 +23,8 @@ export function publicKeyProblem(text: string): string | undefined {
   if (raw.length < 4 + len || raw.subarray(4, 4 + len).toString("latin1") !== type) {
     return `ssh_key key data does not encode a ${type} key`;
   }
-  if (type === "ssh-ed25519" && raw.length !== 51) return "ssh_key ssh-ed25519 key data must hold a 32-byte key";
+  if (type === "ssh-ed25519" && raw.length !== 51)
+    return "ssh_key ssh-ed25519 key data must hold a 32-byte key";
   return undefined;
 }
 
@@ -28,7 +36,10 @@ export const SshKeyCreate = z.strictObject({
   }),
 });
 export type SshKeyCreate = z.infer<typeof SshKeyCreate>;
-export const SshKeyPatch = z.strictObject({ name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters") });
+export const SshKeyPatch = z.strictObject({
+  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
+});
+export type SshKeyPatch = z.infer<typeof SshKeyPatch>;
 
 /** SSH key (spec 2.9). */
 export const SshKey = z.object({

@@ -21,6 +21,7 @@ export const TemplatePatch = z.strictObject({
 export type TemplatePatch = z.infer<typeof TemplatePatch>;
 
 export const TemplateCreated = z.object({ uid: z.string() });
+export type TemplateCreated = z.infer<typeof TemplateCreated>;
 
 export const WorkloadTemplate = z.object({
   uid: z.string(),
@@ -41,3 +42,4 @@ export const TemplateListQuery = z.strictObject({
   type: WorkloadType.optional(),
   visibility: z.enum(["PUBLIC", "PRIVATE"]).optional(),
 });
+export type TemplateListQuery = z.infer<typeof TemplateListQuery>;

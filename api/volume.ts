@@ -9,11 +9,18 @@ export const VolumeCreate = z.strictObject({
 });
 export type VolumeCreate = z.infer<typeof VolumeCreate>;
 
-export const VolumePatch = z.strictObject({ name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters") });
+export const VolumePatch = z.strictObject({
+  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
+});
 export type VolumePatch = z.infer<typeof VolumePatch>;
 
-export const VolumeStateSummary = z.object({ status: z.string(), message: z.string(), updated_at: Timestamp });
+export const VolumeStateSummary = z.object({
+  status: z.string(),
+  message: z.string(),
+  updated_at: Timestamp,
+});
 export const VolumeCreated = z.object({ uid: z.string(), state: VolumeStateSummary });
+export type VolumeCreated = z.infer<typeof VolumeCreated>;
 
 /** Volume (spec 2.8). */
 export const Volume = z.object({
@@ -34,7 +41,12 @@ export const Volume = z.object({
 export type Volume = z.infer<typeof Volume>;
 export const VolumeList = page(Volume);
 
-export const VolumeState = z.object({ uid: z.string(), status: z.string(), message: z.string(), updated_at: Timestamp });
+export const VolumeState = z.object({
+  uid: z.string(),
+  status: z.string(),
+  message: z.string(),
+  updated_at: Timestamp,
+});
 export type VolumeState = z.infer<typeof VolumeState>;
 
 export const VolumeEvent = z.object({
@@ -62,3 +74,4 @@ export const VolumeListQuery = z.strictObject({
   cursor: z.string().min(1).optional(),
   workload_uid: z.string().optional(),
 });
+export type VolumeListQuery = z.infer<typeof VolumeListQuery>;

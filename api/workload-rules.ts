@@ -19,8 +19,29 @@ const HOSTNAME = /^(?=.{1,63}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a
 const UNSUPPORTED: Record<WorkloadType, readonly string[]> = {
   RENTAL: ["region", "reservation_uid", "vm_config", "bm_config", "sandbox_config"],
   VM: ["envs", "commands", "args", "registry_auth", "volumes", "region", "bm_config", "sandbox_config"],
-  BM: ["envs", "ports", "commands", "args", "registry_auth", "volumes", "experiments", "vm_config", "sandbox_config"],
-  SANDBOX: ["region", "reservation_uid", "envs", "commands", "args", "registry_auth", "volumes", "vm_config", "bm_config", "experiments"],
+  BM: [
+    "envs",
+    "ports",
+    "commands",
+    "args",
+    "registry_auth",
+    "volumes",
+    "experiments",
+    "vm_config",
+    "sandbox_config",
+  ],
+  SANDBOX: [
+    "region",
+    "reservation_uid",
+    "envs",
+    "commands",
+    "args",
+    "registry_auth",
+    "volumes",
+    "vm_config",
+    "bm_config",
+    "experiments",
+  ],
 };
 
 export function nameViolation(type: WorkloadType, name: string): Violation | undefined {
@@ -45,10 +66,18 @@ export function portViolations(type: WorkloadType, ports: readonly Port[]): Viol
   ports.forEach((p, i) => {
     const field = `ports[${i}]`;
     if (type === "SANDBOX" && p.port === LIMITS.sandboxReservedPort) {
-      out.push({ field, reason: "WORKLOAD_SANDBOX_PORT_RESERVED", message: `${field}.port 22 is reserved for SSH` });
+      out.push({
+        field,
+        reason: "WORKLOAD_SANDBOX_PORT_RESERVED",
+        message: `${field}.port 22 is reserved for SSH`,
+      });
     }
     if (type === "SANDBOX" && p.routing !== undefined) {
-      out.push({ field: `${field}.routing`, reason: "WORKLOAD_FIELD_UNSUPPORTED", message: `${field}.routing must not be sent for sandboxes` });
+      out.push({
+        field: `${field}.routing`,
+        reason: "WORKLOAD_FIELD_UNSUPPORTED",
+        message: `${field}.routing must not be sent for sandboxes`,
+      });
     }
     if ((type === "VM" || type === "SANDBOX") && p.protocol === "SCTP") {
       out.push({
@@ -63,7 +92,11 @@ export function portViolations(type: WorkloadType, ports: readonly Port[]): Viol
   ports.forEach((p, i) => {
     const key = `${p.port}/${p.protocol ?? "TCP"}`;
     if (seen.has(key)) {
-      out.push({ field: `ports[${i}]`, reason: "WORKLOAD_PORT_INVALID", message: `ports[${i}] duplicates port ${key}` });
+      out.push({
+        field: `ports[${i}]`,
+        reason: "WORKLOAD_PORT_INVALID",
+        message: `ports[${i}] duplicates port ${key}`,
+      });
     }
     seen.add(key);
   });
@@ -82,7 +115,8 @@ export function sandboxTimeoutViolation(ttl?: number, idle?: number): Violation 
     return {
       field: "sandbox_config.idle_timeout_sec",
       reason: "WORKLOAD_SANDBOX_TIMEOUTS_INVALID",
-      message: "sandbox_config.idle_timeout_sec must be smaller than sandbox_config.ttl_sec when both are enabled",
+      message:
+        "sandbox_config.idle_timeout_sec must be smaller than sandbox_config.ttl_sec when both are enabled",
     };
   }
   return undefined;
@@ -105,14 +139,26 @@ export function workloadRuleViolations(body: WorkloadCreate): Violation[] {
     });
   }
   if (t !== "SANDBOX" && !present("resource_name")) {
-    out.push({ field: "resource_name", reason: "WORKLOAD_FIELD_REQUIRED", message: `resource_name is required for ${t} workloads` });
+    out.push({
+      field: "resource_name",
+      reason: "WORKLOAD_FIELD_REQUIRED",
+      message: `resource_name is required for ${t} workloads`,
+    });
   }
   if (t === "VM" && !body.vm_config) {
-    out.push({ field: "vm_config.password", reason: "WORKLOAD_FIELD_REQUIRED", message: "vm_config.password is required for VM workloads" });
+    out.push({
+      field: "vm_config.password",
+      reason: "WORKLOAD_FIELD_REQUIRED",
+      message: "vm_config.password is required for VM workloads",
+    });
   }
   if (t === "BM") {
     if (!body.region) {
-      out.push({ field: "region", reason: "WORKLOAD_BM_REGION_REQUIRED", message: "region is required for BM workloads" });
+      out.push({
+        field: "region",
+        reason: "WORKLOAD_BM_REGION_REQUIRED",
+        message: "region is required for BM workloads",
+      });
     } else if (body.region.length > LIMITS.regionSlugMax || !SLUG.test(body.region)) {
       out.push({
         field: "region",
@@ -121,7 +167,11 @@ export function workloadRuleViolations(body: WorkloadCreate): Violation[] {
       });
     }
     if (!body.ssh_keys || body.ssh_keys.length === 0) {
-      out.push({ field: "ssh_keys", reason: "WORKLOAD_BM_SSH_KEYS_REQUIRED", message: "ssh_keys must name at least one SSH key for BM workloads" });
+      out.push({
+        field: "ssh_keys",
+        reason: "WORKLOAD_BM_SSH_KEYS_REQUIRED",
+        message: "ssh_keys must name at least one SSH key for BM workloads",
+      });
     }
     const hostname = body.bm_config?.hostname;
     if (hostname !== undefined && !HOSTNAME.test(hostname)) {
@@ -138,7 +188,11 @@ export function workloadRuleViolations(body: WorkloadCreate): Violation[] {
     if (v) out.push(v);
   }
   if (t === "RENTAL" && /\s/.test(body.image)) {
-    out.push({ field: "image", reason: "WORKLOAD_FIELD_INVALID", message: "image must be a container image reference without spaces" });
+    out.push({
+      field: "image",
+      reason: "WORKLOAD_FIELD_INVALID",
+      message: "image must be a container image reference without spaces",
+    });
   }
   return out;
 }
@@ -146,15 +200,26 @@ export function workloadRuleViolations(body: WorkloadCreate): Violation[] {
 /** Maps a zod failure to violations naming the wire field. */
 export function zodViolations(error: z.ZodError, reason: Reason): Violation[] {
   return error.issues.map((issue) => {
-    const field = issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("");
+    const field = issue.path
+      .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
+      .join("");
     let message = issue.message;
     if (issue.code === "unrecognized_keys") {
       const keys = issue.keys.map((k) => (field ? `${field}.${k}` : k));
-      return { field: keys[0] ?? field, reason, message: `unknown field${keys.length > 1 ? "s" : ""}: ${keys.join(", ")}` };
+      return {
+        field: keys[0] ?? field,
+        reason,
+        message: `unknown field${keys.length > 1 ? "s" : ""}: ${keys.join(", ")}`,
+      };
     }
     if (issue.code === "invalid_type" && issue.input === undefined) message = "is required";
-    else if (issue.code === "invalid_value" && "values" in issue) message = `must be one of ${issue.values.join(", ")}`;
-    return { field: field || "body", reason, message: message.startsWith(field) ? message : `${field || "body"}: ${message}` };
+    else if (issue.code === "invalid_value" && "values" in issue)
+      message = `must be one of ${issue.values.join(", ")}`;
+    return {
+      field: field || "body",
+      reason,
+      message: message.startsWith(field) ? message : `${field || "body"}: ${message}`,
+    };
   });
 }
 

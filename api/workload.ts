@@ -36,7 +36,10 @@ export const Port = z.strictObject({
 });
 export type Port = z.infer<typeof Port>;
 
-export const Env = z.strictObject({ name: z.string().min(1, "env name must not be empty"), value: z.string() });
+export const Env = z.strictObject({
+  name: z.string().min(1, "env name must not be empty"),
+  value: z.string(),
+});
 export type Env = z.infer<typeof Env>;
 
 export const RegistryAuth = z.strictObject({
@@ -54,7 +57,9 @@ export const VolumeMount = z.strictObject({
 export type VolumeMount = z.infer<typeof VolumeMount>;
 
 export const VmConfig = z.strictObject({
-  password: z.string().min(LIMITS.vmPasswordMin, `vm_config.password must be at least ${LIMITS.vmPasswordMin} characters`),
+  password: z
+    .string()
+    .min(LIMITS.vmPasswordMin, `vm_config.password must be at least ${LIMITS.vmPasswordMin} characters`),
 });
 export type VmConfig = z.infer<typeof VmConfig>;
 
@@ -255,12 +260,15 @@ export const VerifyBody = z.strictObject({
   uid: z.string().min(1, "uid is required"),
   digest: z.string().regex(/^(sha256:)?[a-f0-9]{64}$/, "digest must be a SHA256 hex digest"),
 });
+export type VerifyBody = z.infer<typeof VerifyBody>;
 export const VerifyResult = z.object({ verified: z.boolean() });
+export type VerifyResult = z.infer<typeof VerifyResult>;
 
 export const AttachVolumeBody = z.strictObject({
   mount_path: z.string().startsWith("/", "mount_path must be an absolute path"),
   read_only: z.boolean().optional(),
 });
+export type AttachVolumeBody = z.infer<typeof AttachVolumeBody>;
 export const AttachedVolume = z.object({
   workload_uid: z.string(),
   volume_uid: z.string(),
@@ -268,3 +276,5 @@ export const AttachedVolume = z.object({
   read_only: z.boolean(),
 });
 export const AttachedSshKey = z.object({ workload_uid: z.string(), ssh_key_uid: z.string() });
+export type AttachedVolume = z.infer<typeof AttachedVolume>;
+export type AttachedSshKey = z.infer<typeof AttachedSshKey>;

@@ -26,7 +26,9 @@ export function resolveConfig(stack: ConfigSource, env: NodeJS.ProcessEnv = proc
   };
   const cfg = { baseUrl: get("baseUrl"), org: get("org"), token: get("token") };
   if (missing.length) {
-    throw new Error(`the cws provider is not configured: set ${missing.join(", ")}; e.g. \`pulumi config set --secret cws:apiToken ...\``);
+    throw new Error(
+      `the cws provider is not configured: set ${missing.join(", ")}; e.g. \`pulumi config set --secret cws:apiToken ...\``,
+    );
   }
   return cfg;
 }

@@ -39,7 +39,8 @@ export function diffFields(rules: Record<string, FieldRule>, olds: Props, news: 
     next ??= rule.default;
     const prev = olds[key] ?? rule.default;
     const norm = rule.normalise ?? ((v: unknown) => v);
-    if (canonical(emptyToUndefined(norm(prev))) !== canonical(emptyToUndefined(norm(next)))) detail[key] = rule.kind;
+    if (canonical(emptyToUndefined(norm(prev))) !== canonical(emptyToUndefined(norm(next))))
+      detail[key] = rule.kind;
   }
   const replaces = Object.keys(detail).filter((k) => detail[k] === "replace");
   return { changes: Object.keys(detail).length > 0, replaces, deleteBeforeReplace: false, detail };
@@ -75,7 +76,8 @@ export function keepProgramShape(rules: Record<string, FieldRule>, olds: Props, 
       continue;
     }
     const norm = rule.normalise ?? ((v: unknown) => v);
-    const same = (a: unknown, b: unknown) => canonical(emptyToUndefined(norm(a))) === canonical(emptyToUndefined(norm(b)));
+    const same = (a: unknown, b: unknown) =>
+      canonical(emptyToUndefined(norm(a))) === canonical(emptyToUndefined(norm(b)));
     if (same(olds[key] ?? rule.default, value)) {
       if (olds[key] !== undefined) out[key] = olds[key];
     } else {

@@ -36,7 +36,11 @@ export const sandboxTemplate: ResourceModule = {
 
   check(_olds, news) {
     const failures = [];
-    if (news.sourceSandbox === undefined) failures.push({ property: "sourceSandbox", reason: "sourceSandbox (the UID of a running sandbox) is required" });
+    if (news.sourceSandbox === undefined)
+      failures.push({
+        property: "sourceSandbox",
+        reason: "sourceSandbox (the UID of a running sandbox) is required",
+      });
     const body = compact({ name: news.name, display_name: news.displayName, description: news.description });
     if (!containsUnknown(body)) failures.push(...schemaFailures(PublishBody, body));
     return { inputs: news, failures };
@@ -52,14 +56,22 @@ export const sandboxTemplate: ResourceModule = {
     ctx.log(`publishing sandbox ${source} as template ${String(inputs.name)}`);
     const published = await sandboxes.publish(
       source,
-      compact({ name: inputs.name, display_name: inputs.displayName, description: inputs.description }) as PublishBody,
+      compact({
+        name: inputs.name,
+        display_name: inputs.displayName,
+        description: inputs.description,
+      }) as PublishBody,
     );
     const timeoutMs = ((inputs.readyTimeoutSec as number | undefined) ?? DEFAULT_READY_TIMEOUT_SEC) * 1000;
     try {
       await sandboxTemplates.waitForStatus(published.uid, "READY", { timeoutMs });
     } catch (e) {
       const now = await sandboxTemplates.get(published.uid).catch(() => published);
-      throw new PartialStateError(published.uid, outputsOf(now, inputs), `template ${published.uid} did not become READY: ${messageOf(e)}`);
+      throw new PartialStateError(
+        published.uid,
+        outputsOf(now, inputs),
+        `template ${published.uid} did not become READY: ${messageOf(e)}`,
+      );
     }
     return { id: published.uid, outputs: outputsOf(await sandboxTemplates.get(published.uid), inputs) };
   },
@@ -88,7 +100,9 @@ export const sandboxTemplate: ResourceModule = {
       display_name: d.displayName ? ((news.displayName as string | undefined) ?? "") : undefined,
       description: d.description ? ((news.description as string | undefined) ?? "") : undefined,
     });
-    const t = Object.keys(patch).length ? await ctx.client.sandboxTemplates.update(id, patch) : await ctx.client.sandboxTemplates.get(id);
+    const t = Object.keys(patch).length
+      ? await ctx.client.sandboxTemplates.update(id, patch)
+      : await ctx.client.sandboxTemplates.get(id);
     return outputsOf(t, news);
   },
 

@@ -6,10 +6,23 @@
  * deploys and waits for running, or forks `forkFrom`. Only fields the service accepts for
  * sandboxes are ever sent.
  */
-import { nameViolation, portViolations, sandboxTimeoutViolation, type Workload, type WorkloadCreate, type WorkloadPatch } from "../api/index.ts";
+import {
+  nameViolation,
+  portViolations,
+  sandboxTimeoutViolation,
+  type Workload,
+  type WorkloadCreate,
+  type WorkloadPatch,
+} from "../api/index.ts";
 import { DEFAULT_READY_TIMEOUT_SEC, compact, createOnce, isGone, messageOf, uidsOf } from "./common.ts";
 import { diffFields, keepProgramShape, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
-import { PartialStateError, type CheckFailure, type Context, type Props, type ResourceModule } from "./resource.ts";
+import {
+  PartialStateError,
+  type CheckFailure,
+  type Context,
+  type Props,
+  type ResourceModule,
+} from "./resource.ts";
 import { UNKNOWN } from "./unknowns.ts";
 import { toWire, wireFieldToProperty } from "./wire.ts";
 import { toInputWords } from "./workload.ts";
@@ -38,20 +51,37 @@ function check(news: Props): CheckFailure[] {
   if (typeof news.name === "string") add(nameViolation("SANDBOX", news.name));
   else if (news.name === undefined) failures.push({ property: "name", reason: "name is required" });
   if (news.template === undefined && news.forkFrom === undefined) {
-    failures.push({ property: "template", reason: "template (a READY sandbox template UID) or forkFrom (a running sandbox UID) is required" });
+    failures.push({
+      property: "template",
+      reason: "template (a READY sandbox template UID) or forkFrom (a running sandbox UID) is required",
+    });
   }
   if (known(news.template) && known(news.forkFrom)) {
-    failures.push({ property: "forkFrom", reason: "give either template or forkFrom, not both: a fork takes its parent's template" });
+    failures.push({
+      property: "forkFrom",
+      reason: "give either template or forkFrom, not both: a fork takes its parent's template",
+    });
   }
   if (Array.isArray(news.ports) && !news.ports.some((p) => p === UNKNOWN)) {
     for (const v of portViolations("SANDBOX", news.ports as never)) add(v);
     (news.ports as Props[]).forEach((p, i) => {
       const n = p.port;
       if (typeof n === "number" && (n < 1024 || n > 65535 || !Number.isInteger(n))) {
-        failures.push({ property: `ports[${i}].port`, reason: `ports[${i}].port must be an integer between 1024 and 65535` });
+        failures.push({
+          property: `ports[${i}].port`,
+          reason: `ports[${i}].port must be an integer between 1024 and 65535`,
+        });
       }
-      if (p.protocol !== undefined && p.protocol !== "TCP" && p.protocol !== "UDP" && p.protocol !== UNKNOWN) {
-        failures.push({ property: `ports[${i}].protocol`, reason: `ports[${i}].protocol must be TCP or UDP for sandboxes` });
+      if (
+        p.protocol !== undefined &&
+        p.protocol !== "TCP" &&
+        p.protocol !== "UDP" &&
+        p.protocol !== UNKNOWN
+      ) {
+        failures.push({
+          property: `ports[${i}].protocol`,
+          reason: `ports[${i}].protocol must be TCP or UDP for sandboxes`,
+        });
       }
     });
   }
@@ -94,7 +124,10 @@ function patchBody(have: Props, want: Props): WorkloadPatch {
   if (d.sshKeys) body.ssh_keys = (want.sshKeys as string[] | undefined) ?? [];
   if (d.ports) body.ports = toWire((want.ports as Props[] | undefined) ?? []);
   if (d.ttlSec || d.idleTimeoutSec) {
-    body.sandbox_config = { ttl_sec: (want.ttlSec as number | undefined) ?? 0, idle_timeout_sec: (want.idleTimeoutSec as number | undefined) ?? 0 };
+    body.sandbox_config = {
+      ttl_sec: (want.ttlSec as number | undefined) ?? 0,
+      idle_timeout_sec: (want.idleTimeoutSec as number | undefined) ?? 0,
+    };
   }
   return body;
 }
@@ -121,7 +154,7 @@ function inputsOf(w: Workload, olds: Props): Props {
   const fork = w.sandbox_config?.parent_workload_uid;
   return compact({
     name: w.name,
-    template: fork && olds.forkFrom ? undefined : w.sandbox_config?.template_uid ?? w.image,
+    template: fork && olds.forkFrom ? undefined : (w.sandbox_config?.template_uid ?? w.image),
     forkFrom: fork && olds.forkFrom ? fork : undefined,
     resourceName: olds.resourceName !== undefined ? w.resource.name : undefined,
     projectId: w.project_id || undefined,
@@ -152,7 +185,8 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
     status = "running";
   }
   if (status !== "running" && status !== "frozen") {
-    status = (await workloads.waitForStatus(uid, ["running", "frozen"], { timeoutMs: timeoutMs(inputs) })).status;
+    status = (await workloads.waitForStatus(uid, ["running", "frozen"], { timeoutMs: timeoutMs(inputs) }))
+      .status;
   }
   if (inputs.frozen === true && status === "running") {
     ctx.log(`freezing sandbox ${uid}`);
@@ -174,7 +208,8 @@ async function register(ctx: Context, inputs: Props): Promise<Workload | { uid: 
   const list = () => workloads.iterate({ name, type: "SANDBOX" });
   if (inputs.adoptUid) {
     const w = await workloads.get(inputs.adoptUid as string);
-    if (w.type !== "SANDBOX" || w.state.status === "deleted") throw new Error(`cannot adopt ${inputs.adoptUid}: not a live sandbox`);
+    if (w.type !== "SANDBOX" || w.state.status === "deleted")
+      throw new Error(`cannot adopt ${inputs.adoptUid}: not a live sandbox`);
     return w;
   }
   if (inputs.forkFrom) {
@@ -182,7 +217,11 @@ async function register(ctx: Context, inputs: Props): Promise<Workload | { uid: 
     ctx.log(`forking sandbox ${parent}`);
     return createOnce(
       () => uidsOf(list()),
-      () => sandboxes.fork(parent, compact({ name, project_id: inputs.projectId, sandbox_config: sandboxConfig(inputs) })),
+      () =>
+        sandboxes.fork(
+          parent,
+          compact({ name, project_id: inputs.projectId, sandbox_config: sandboxConfig(inputs) }),
+        ),
       async (before) => {
         for await (const w of list()) if (!before.has(w.uid)) return w;
         return undefined;
@@ -220,7 +259,11 @@ export const sandbox: ResourceModule = {
       const patch = patchBody(inputsOf(w, inputs), inputs);
       if (Object.keys(patch).length) await ctx.client.workloads.update(uid, patch);
     } catch (e) {
-      throw new PartialStateError(uid, await currentOutputs(ctx, uid, inputs), `sandbox ${uid} was created but did not come up: ${messageOf(e)}`);
+      throw new PartialStateError(
+        uid,
+        await currentOutputs(ctx, uid, inputs),
+        `sandbox ${uid} was created but did not come up: ${messageOf(e)}`,
+      );
     }
     return { id: uid, outputs: await currentOutputs(ctx, uid, inputs) };
   },
@@ -247,7 +290,11 @@ export const sandbox: ResourceModule = {
       }
       await converge(ctx, id, news);
     } catch (e) {
-      throw new PartialStateError(id, await currentOutputs(ctx, id, news), `updating sandbox ${id} failed: ${messageOf(e)}`);
+      throw new PartialStateError(
+        id,
+        await currentOutputs(ctx, id, news),
+        `updating sandbox ${id} failed: ${messageOf(e)}`,
+      );
     }
     return currentOutputs(ctx, id, news);
   },
@@ -260,4 +307,3 @@ export const sandbox: ResourceModule = {
     }
   },
 };
-

@@ -15,7 +15,13 @@ const RULES: Record<string, FieldRule> = {
 };
 
 function outputsOf(k: SshKey, inputs: Props): Props {
-  return compact({ ...inputs, uid: k.uid, publicKeyRaw: k.public_key_raw, createdAt: k.created_at, updatedAt: k.updated_at });
+  return compact({
+    ...inputs,
+    uid: k.uid,
+    publicKeyRaw: k.public_key_raw,
+    createdAt: k.created_at,
+    updatedAt: k.updated_at,
+  });
 }
 
 export const sshKey: ResourceModule = {
@@ -23,7 +29,14 @@ export const sshKey: ResourceModule = {
 
   check(_olds, news) {
     const body = { name: news.name, ssh_key: news.publicKey };
-    return { inputs: news, failures: containsUnknown(body) ? [] : schemaFailures(SshKeyCreate, body).map((f) => (f.property === "sshKey" ? { ...f, property: "publicKey" } : f)) };
+    return {
+      inputs: news,
+      failures: containsUnknown(body)
+        ? []
+        : schemaFailures(SshKeyCreate, body).map((f) =>
+            f.property === "sshKey" ? { ...f, property: "publicKey" } : f,
+          ),
+    };
   },
 
   diff(_id, olds, news) {
@@ -36,7 +49,9 @@ export const sshKey: ResourceModule = {
     if (inputs.adoptUid) {
       key = await sshKeys.get(inputs.adoptUid as string);
       if (keyIdentity(key.public_key_raw) !== keyIdentity(inputs.publicKey)) {
-        throw new Error(`cannot adopt SSH key ${key.uid}: its public key differs from the program's publicKey`);
+        throw new Error(
+          `cannot adopt SSH key ${key.uid}: its public key differs from the program's publicKey`,
+        );
       }
       if (key.name !== inputs.name) key = await sshKeys.update(key.uid, { name: inputs.name as string });
     } else {
@@ -67,7 +82,8 @@ export const sshKey: ResourceModule = {
       throw e;
     }
     // Keep the program's spelling of the key when only the comment or spacing differ.
-    const publicKey = keyIdentity(olds.publicKey) === keyIdentity(k.public_key_raw) ? olds.publicKey : k.public_key_raw;
+    const publicKey =
+      keyIdentity(olds.publicKey) === keyIdentity(k.public_key_raw) ? olds.publicKey : k.public_key_raw;
     const inputs = { name: k.name, publicKey };
     return { id, inputs, outputs: outputsOf(k, inputs) };
   },

@@ -15,7 +15,10 @@ const RULES: Record<string, FieldRule> = {
 };
 
 /** Structural check of a body against a shared schema, reported as Pulumi property failures. */
-export function schemaFailures(schema: { safeParse(v: unknown): { success: boolean; error?: unknown } }, body: unknown): CheckFailure[] {
+export function schemaFailures(
+  schema: { safeParse(v: unknown): { success: boolean; error?: unknown } },
+  body: unknown,
+): CheckFailure[] {
   const r = schema.safeParse(body);
   if (r.success) return [];
   return zodViolations(r.error as never, "INVALID_BODY").map((v) => ({
@@ -45,7 +48,10 @@ export const volume: ResourceModule = {
 
   check(_olds, news) {
     const body = pick(news, FIELDS);
-    return { inputs: news, failures: containsUnknown(body) ? [] : schemaFailures(VolumeCreate, toWire(body)) };
+    return {
+      inputs: news,
+      failures: containsUnknown(body) ? [] : schemaFailures(VolumeCreate, toWire(body)),
+    };
   },
 
   diff(_id, olds, news) {
@@ -61,14 +67,17 @@ export const volume: ResourceModule = {
       const have = { name: v.name, sizeInMb: v.size, resourceName: v.resource_name };
       const d = diffFields(RULES, have, inputs);
       if (d.replaces.length) {
-        throw new Error(`cannot adopt volume ${v.uid}: ${d.replaces.map((k) => `${k} is ${JSON.stringify(have[k as keyof typeof have])} on the service but ${JSON.stringify(inputs[k])} in the program`).join("; ")}`);
+        throw new Error(
+          `cannot adopt volume ${v.uid}: ${d.replaces.map((k) => `${k} is ${JSON.stringify(have[k as keyof typeof have])} on the service but ${JSON.stringify(inputs[k])} in the program`).join("; ")}`,
+        );
       }
       if (d.detail.name) await volumes.update(v.uid, { name: inputs.name as string });
       uid = v.uid;
     } else {
       const named = async (before?: Set<string>) => {
         const out: Volume[] = [];
-        for await (const v of volumes.iterate({})) if (v.name === body.name && !before?.has(v.uid)) out.push(v);
+        for await (const v of volumes.iterate({}))
+          if (v.name === body.name && !before?.has(v.uid)) out.push(v);
         return out;
       };
       const created = await createOnce(
@@ -95,7 +104,8 @@ export const volume: ResourceModule = {
   },
 
   async update(ctx, id, olds, news) {
-    if (diffFields(RULES, olds, news).detail.name) await ctx.client.volumes.update(id, { name: news.name as string });
+    if (diffFields(RULES, olds, news).detail.name)
+      await ctx.client.volumes.update(id, { name: news.name as string });
     return outputsOf(await ctx.client.volumes.get(id), news);
   },
 

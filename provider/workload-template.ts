@@ -32,23 +32,39 @@ function wireManifest(inputs: Props): Record<string, unknown> {
 
 function check(news: Props): CheckFailure[] {
   if (containsUnknown(news)) return [];
-  const failures = schemaFailures(TemplateCreate, compact({ name: news.name, description: news.description, type: news.type, manifest: {} }));
+  const failures = schemaFailures(
+    TemplateCreate,
+    compact({ name: news.name, description: news.description, type: news.type, manifest: {} }),
+  );
   const manifest = news.manifest as Props | undefined;
-  if (!manifest || typeof manifest !== "object") return [...failures, { property: "manifest", reason: "manifest is required" }];
+  if (!manifest || typeof manifest !== "object")
+    return [...failures, { property: "manifest", reason: "manifest is required" }];
   if (manifest.type !== undefined && manifest.type !== news.type) {
-    failures.push({ property: "manifest.type", reason: `manifest.type must equal type (${String(news.type)})` });
+    failures.push({
+      property: "manifest.type",
+      reason: `manifest.type must equal type (${String(news.type)})`,
+    });
   }
   const result = validateWorkloadCreate(wireManifest(news));
   if (!result.ok) {
     for (const v of result.violations) {
-      failures.push({ property: `manifest.${wireFieldToProperty(v.field)}`, reason: `manifest: ${toInputWords(v.message)}` });
+      failures.push({
+        property: `manifest.${wireFieldToProperty(v.field)}`,
+        reason: `manifest: ${toInputWords(v.message)}`,
+      });
     }
   }
   return failures;
 }
 
 function outputsOf(t: WorkloadTemplate, inputs: Props): Props {
-  return compact({ ...inputs, uid: t.uid, visibility: t.visibility, createdAt: t.created_at, updatedAt: t.updated_at });
+  return compact({
+    ...inputs,
+    uid: t.uid,
+    visibility: t.visibility,
+    createdAt: t.created_at,
+    updatedAt: t.updated_at,
+  });
 }
 
 export const workloadTemplate: ResourceModule = {
@@ -64,10 +80,16 @@ export const workloadTemplate: ResourceModule = {
 
   async create(ctx, inputs) {
     const { templates } = ctx.client;
-    const body = compact({ name: inputs.name, description: inputs.description, type: inputs.type, manifest: wireManifest(inputs) }) as TemplateCreate;
+    const body = compact({
+      name: inputs.name,
+      description: inputs.description,
+      type: inputs.type,
+      manifest: wireManifest(inputs),
+    }) as TemplateCreate;
     const named = async (before?: Set<string>) => {
       const out: string[] = [];
-      for await (const t of templates.iterate({ type: body.type })) if (t.name === body.name && !before?.has(t.uid)) out.push(t.uid);
+      for await (const t of templates.iterate({ type: body.type }))
+        if (t.name === body.name && !before?.has(t.uid)) out.push(t.uid);
       return out;
     };
     const { uid } = await createOnce(
@@ -102,7 +124,9 @@ export const workloadTemplate: ResourceModule = {
       description: d.description ? ((news.description as string | undefined) ?? "") : undefined,
       manifest: d.manifest ? wireManifest(news) : undefined,
     });
-    const t = Object.keys(patch).length ? await ctx.client.templates.update(id, patch) : await ctx.client.templates.get(id);
+    const t = Object.keys(patch).length
+      ? await ctx.client.templates.update(id, patch)
+      : await ctx.client.templates.get(id);
     return outputsOf(t, news);
   },
 

@@ -15,19 +15,50 @@ import {
 } from "../api/index.ts";
 import { DEFAULT_READY_TIMEOUT_SEC, compact, createOnce, isGone, messageOf, pick, uidsOf } from "./common.ts";
 import { diffFields, keepProgramShape, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
-import { PartialStateError, type CheckFailure, type Context, type Props, type ResourceModule } from "./resource.ts";
+import {
+  PartialStateError,
+  type CheckFailure,
+  type Context,
+  type Props,
+  type ResourceModule,
+} from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
 import { fromWire, toWire, wireFieldToProperty } from "./wire.ts";
 
 /** Inputs sent to the service on create. */
 const CREATE_FIELDS = [
-  "type", "name", "image", "resourceName", "region", "reservationUid", "envs", "ports", "commands", "args",
-  "registryAuth", "sshKeys", "volumes", "vmConfig", "bmConfig", "projectId", "experiments",
+  "type",
+  "name",
+  "image",
+  "resourceName",
+  "region",
+  "reservationUid",
+  "envs",
+  "ports",
+  "commands",
+  "args",
+  "registryAuth",
+  "sshKeys",
+  "volumes",
+  "vmConfig",
+  "bmConfig",
+  "projectId",
+  "experiments",
 ] as const;
 
 /** Inputs a PATCH can change. */
 const PATCH_FIELDS = [
-  "name", "image", "envs", "ports", "commands", "args", "registryAuth", "sshKeys", "volumes", "projectId", "experiments",
+  "name",
+  "image",
+  "envs",
+  "ports",
+  "commands",
+  "args",
+  "registryAuth",
+  "sshKeys",
+  "volumes",
+  "projectId",
+  "experiments",
 ] as const;
 
 const volumesNormaliser = (v: unknown) =>
@@ -67,10 +98,16 @@ export function createBody(inputs: Props): WorkloadCreate {
 export function workloadCheck(olds: Props, news: Props): CheckFailure[] {
   const failures: CheckFailure[] = [];
   if (news.type === "SANDBOX") {
-    failures.push({ property: "type", reason: "type SANDBOX is managed by the Sandbox resource; Workload takes RENTAL, VM or BM" });
+    failures.push({
+      property: "type",
+      reason: "type SANDBOX is managed by the Sandbox resource; Workload takes RENTAL, VM or BM",
+    });
   }
   if (news.suspended === true && news.type !== "RENTAL") {
-    failures.push({ property: "suspended", reason: `suspended is only supported for RENTAL workloads (type is ${String(news.type)})` });
+    failures.push({
+      property: "suspended",
+      reason: `suspended is only supported for RENTAL workloads (type is ${String(news.type)})`,
+    });
   }
   if (news.suspended === true && news.deploy === false) {
     failures.push({ property: "suspended", reason: "suspended requires deploy to be true" });
@@ -78,17 +115,22 @@ export function workloadCheck(olds: Props, news: Props): CheckFailure[] {
   if (olds.deploy !== false && olds.type !== undefined && news.deploy === false) {
     failures.push({
       property: "deploy",
-      reason: "deploy cannot change from true to false on an existing workload; use suspended (RENTAL) or delete it",
+      reason:
+        "deploy cannot change from true to false on an existing workload; use suspended (RENTAL) or delete it",
     });
   }
   const t = news.readyTimeoutSec;
   if (t !== undefined && (typeof t !== "number" || !Number.isInteger(t) || t < 1)) {
-    failures.push({ property: "readyTimeoutSec", reason: "readyTimeoutSec must be a positive integer number of seconds" });
+    failures.push({
+      property: "readyTimeoutSec",
+      reason: "readyTimeoutSec must be a positive integer number of seconds",
+    });
   }
   if (!containsUnknown(pick(news, CREATE_FIELDS))) {
     const result = validateWorkloadCreate(createBody(news));
     if (!result.ok) {
-      for (const v of result.violations) failures.push({ property: wireFieldToProperty(v.field), reason: toInputWords(v.message) });
+      for (const v of result.violations)
+        failures.push({ property: wireFieldToProperty(v.field), reason: toInputWords(v.message) });
     }
   }
   return failures;
@@ -135,11 +177,14 @@ function inputsOf(w: Workload, olds: Props): Props {
     ports: w.ports,
     commands: w.commands,
     args: w.args,
-    registryAuth: w.registry_auth ? { ...fromWire<Props>(w.registry_auth), password: oldAuth?.password } : undefined,
+    registryAuth: w.registry_auth
+      ? { ...fromWire<Props>(w.registry_auth), password: oldAuth?.password }
+      : undefined,
     sshKeys: w.ssh_keys,
     volumes: fromWire(w.volumes),
     vmConfig: olds.vmConfig,
-    bmConfig: w.type !== "BM" ? undefined : bmHostname === defaultHostname ? oldBm ?? {} : { hostname: bmHostname },
+    bmConfig:
+      w.type !== "BM" ? undefined : bmHostname === defaultHostname ? (oldBm ?? {}) : { hostname: bmHostname },
     projectId: w.project_id || undefined,
     experiments: Object.keys(w.experiments).length ? w.experiments : undefined,
     deploy: olds.deploy ?? w.state.status !== "registered",
@@ -233,7 +278,8 @@ export const workload: ResourceModule = {
           () => uidsOf(workloads.iterate({ name: body.name, type: body.type })),
           () => workloads.create(body),
           async (known) => {
-            for await (const w of workloads.iterate({ name: body.name, type: body.type })) if (!known.has(w.uid)) return w;
+            for await (const w of workloads.iterate({ name: body.name, type: body.type }))
+              if (!known.has(w.uid)) return w;
             return undefined;
           },
         );
@@ -241,7 +287,11 @@ export const workload: ResourceModule = {
     try {
       await converge(ctx, uid, inputs);
     } catch (e) {
-      throw new PartialStateError(uid, await currentOutputs(ctx, uid, inputs), `workload ${uid} was registered but did not come up: ${messageOf(e)}`);
+      throw new PartialStateError(
+        uid,
+        await currentOutputs(ctx, uid, inputs),
+        `workload ${uid} was registered but did not come up: ${messageOf(e)}`,
+      );
     }
     return { id: uid, outputs: await currentOutputs(ctx, uid, inputs) };
   },
@@ -265,12 +315,18 @@ export const workload: ResourceModule = {
       if (Object.keys(patch).length) {
         const status = (await ctx.client.workloads.state(id)).status;
         const redeploys = !["registered", "suspended", "deleted"].includes(status);
-        ctx.log(`updating workload ${id} (${Object.keys(patch).join(", ")})${redeploys ? "; the service redeploys it" : ""}`);
+        ctx.log(
+          `updating workload ${id} (${Object.keys(patch).join(", ")})${redeploys ? "; the service redeploys it" : ""}`,
+        );
         await ctx.client.workloads.update(id, patch);
       }
       await converge(ctx, id, news);
     } catch (e) {
-      throw new PartialStateError(id, await currentOutputs(ctx, id, news), `updating workload ${id} failed: ${messageOf(e)}`);
+      throw new PartialStateError(
+        id,
+        await currentOutputs(ctx, id, news),
+        `updating workload ${id} failed: ${messageOf(e)}`,
+      );
     }
     return currentOutputs(ctx, id, news);
   },

@@ -23,9 +23,13 @@ interface StateResource {
   outputs?: Record<string, unknown>;
 }
 
-async function resourcesOf(stack: Awaited<ReturnType<typeof offlineStack>>["stack"]): Promise<StateResource[]> {
+async function resourcesOf(
+  stack: Awaited<ReturnType<typeof offlineStack>>["stack"],
+): Promise<StateResource[]> {
   const state = await stack.exportStack();
-  return ((state.deployment.resources ?? []) as StateResource[]).filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/cws:"));
+  return ((state.deployment.resources ?? []) as StateResource[]).filter((r) =>
+    r.type.startsWith("pulumi-nodejs:dynamic/cws:"),
+  );
 }
 
 function table(rows: string[][]): string {
@@ -59,7 +63,14 @@ async function main(): Promise<void> {
       const o = r.outputs ?? {};
       const urls = ((o.urls as { url: string }[] | undefined) ?? []).map((u) => u.url).join(" ");
       const cost = typeof o.costPerHour === "number" ? `$${o.costPerHour.toFixed(2)}` : "";
-      rows.push([r.type.split(":").pop()!, String(o.name ?? ""), String(r.id ?? ""), String(o.status ?? "-"), cost, urls]);
+      rows.push([
+        r.type.split(":").pop()!,
+        String(o.name ?? ""),
+        String(r.id ?? ""),
+        String(o.status ?? "-"),
+        cost,
+        urls,
+      ]);
     }
     console.log(table(rows));
 
@@ -71,20 +82,28 @@ async function main(): Promise<void> {
     const refresh = await s.stack.refresh({ onOutput: out });
     const after = (await resourcesOf(s.stack)).find((r) => r.id === web.id)!;
     const drifted = refresh.summary.resourceChanges?.update ?? 0;
-    console.log(`\nrefresh found ${drifted} drifted resource(s): image in state is now ${String(after.outputs?.image)}`);
-    if (drifted < 1 || after.outputs?.image !== "nginx:1.27-alpine") throw new Error("refresh did not report the drift");
+    console.log(
+      `\nrefresh found ${drifted} drifted resource(s): image in state is now ${String(after.outputs?.image)}`,
+    );
+    if (drifted < 1 || after.outputs?.image !== "nginx:1.27-alpine")
+      throw new Error("refresh did not report the drift");
 
     step(4, "pulumi up: put the program's image back");
     await s.stack.up({ onOutput: out });
     const reverted = await client.workloads.get(web.id!);
-    console.log(`service now runs ${reverted.image} (revision ${reverted.revision}, ${reverted.state.status})`);
-    if (reverted.image !== before) throw new Error(`up did not revert the image (service has ${reverted.image})`);
+    console.log(
+      `service now runs ${reverted.image} (revision ${reverted.revision}, ${reverted.state.status})`,
+    );
+    if (reverted.image !== before)
+      throw new Error(`up did not revert the image (service has ${reverted.image})`);
 
     step(5, "pulumi destroy");
     await s.stack.destroy({ onOutput: out });
 
     step(6, "check the server: nothing left");
-    const res = await fetch(`${server.adminUrl}/orgs/demo/resources`, { headers: { authorization: "Bearer admin-token" } });
+    const res = await fetch(`${server.adminUrl}/orgs/demo/resources`, {
+      headers: { authorization: "Bearer admin-token" },
+    });
     const live = (await res.json()) as Record<string, unknown[]>;
     const left = Object.entries(live).filter(([, v]) => v.length > 0);
     if (left.length) throw new Error(`left on the server: ${JSON.stringify(left)}`);

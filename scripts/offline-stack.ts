@@ -4,7 +4,13 @@
  * scripts/ensure-pulumi.ts. Programs are inline (run in this process through the Automation
  * API's language server), so no language-host binary is needed.
  */
-import { LocalWorkspace, PulumiCommand, Stack, type ConfigMap, type PulumiFn } from "@pulumi/pulumi/automation/index.js";
+import {
+  LocalWorkspace,
+  PulumiCommand,
+  Stack,
+  type ConfigMap,
+  type PulumiFn,
+} from "@pulumi/pulumi/automation/index.js";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -34,7 +40,9 @@ export const PASSPHRASE = "cws-local-passphrase";
 export async function pulumiCommand(): Promise<PulumiCommand> {
   const root = pulumiRoot();
   if (!existsSync(join(root, "bin", "pulumi"))) {
-    throw new Error(`the Pulumi CLI v${pulumiVersion()} is not built (${root}/bin/pulumi is missing): run \`npm run pulumi:build\``);
+    throw new Error(
+      `the Pulumi CLI v${pulumiVersion()} is not built (${root}/bin/pulumi is missing): run \`npm run pulumi:build\``,
+    );
   }
   return PulumiCommand.get({ root });
 }

@@ -20,13 +20,16 @@ const VERSION_VAR = "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version";
 export function pulumiVersion(): string {
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
   const v = String(pkg.dependencies["@pulumi/pulumi"]);
-  if (!/^\d+\.\d+\.\d+$/.test(v)) throw new Error(`@pulumi/pulumi must be pinned to an exact version in package.json (got ${v})`);
+  if (!/^\d+\.\d+\.\d+$/.test(v))
+    throw new Error(`@pulumi/pulumi must be pinned to an exact version in package.json (got ${v})`);
   return v;
 }
 
 /** Root of the cached toolchain: `<root>/bin/pulumi` (the layout `PulumiCommand.get({ root })` expects). */
 export function pulumiRoot(version = pulumiVersion()): string {
-  const base = process.env.CWS_PULUMI_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "pulumi-cws");
+  const base =
+    process.env.CWS_PULUMI_CACHE ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "pulumi-cws");
   return join(base, `pulumi-v${version}`);
 }
 
@@ -86,7 +89,9 @@ function run(
       if (code !== 0 && progress) process.stderr.write(tail);
     });
     child.on("error", (e) => reject(new Error(`could not start ${cmd}: ${e.message}`)));
-    child.on("exit", (code) => (code === 0 ? resolvePromise() : reject(new Error(`${cmd} ${args.join(" ")} exited with ${code}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolvePromise() : reject(new Error(`${cmd} ${args.join(" ")} exited with ${code}`)),
+    );
   });
 }
 
@@ -99,17 +104,32 @@ async function build(version: string, root: string, log: (s: string) => void): P
     );
   }
   const go = onPath("go");
-  if (!go) throw new Error("Go is not installed (no `go` on PATH): it is needed once to build the Pulumi CLI from the Go module proxy");
+  if (!go)
+    throw new Error(
+      "Go is not installed (no `go` on PATH): it is needed once to build the Pulumi CLI from the Go module proxy",
+    );
   const binDir = join(root, "bin");
   mkdirSync(binDir, { recursive: true });
   const env: NodeJS.ProcessEnv = { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=mod" };
-  log(`building the Pulumi CLI v${version} from the Go module proxy (${env.GOPROXY ?? "default proxy"}); the first build takes several minutes`);
+  log(
+    `building the Pulumi CLI v${version} from the Go module proxy (${env.GOPROXY ?? "default proxy"}); the first build takes several minutes`,
+  );
   log("downloading modules and compiling pulumi (CGO_ENABLED=0, tags osusergo,grpcnotrace)...");
   const tmp = join(binDir, `pulumi.tmp-${process.pid}`);
   const started = Date.now();
   await runBuild(
     go,
-    ["build", "-v", "-tags", "osusergo,grpcnotrace", "-ldflags", `-s -w -X ${VERSION_VAR}=v${version}`, "-o", tmp, CLI_PACKAGE],
+    [
+      "build",
+      "-v",
+      "-tags",
+      "osusergo,grpcnotrace",
+      "-ldflags",
+      `-s -w -X ${VERSION_VAR}=v${version}`,
+      "-o",
+      tmp,
+      CLI_PACKAGE,
+    ],
     WRAPPER_DIR,
     env,
     (n) => {
@@ -135,7 +155,9 @@ async function runBuild(...args: Parameters<typeof run>): Promise<void> {
  * (`<root>/bin/pulumi`, with the dynamic-provider launcher beside it).
  * Order: the cache; a `pulumi` on PATH of the right version (linked into the cache); a build.
  */
-export async function ensurePulumi(log: (s: string) => void = (s) => console.error(`[pulumi] ${s}`)): Promise<string> {
+export async function ensurePulumi(
+  log: (s: string) => void = (s) => console.error(`[pulumi] ${s}`),
+): Promise<string> {
   const version = pulumiVersion();
   const root = pulumiRoot(version);
   const binDir = join(root, "bin");
@@ -150,7 +172,8 @@ export async function ensurePulumi(log: (s: string) => void = (s) => console.err
       copyFileSync(existing, cached);
       chmodSync(cached, 0o755);
     } else {
-      if (existing) log(`pulumi on PATH (${existing}) is v${versionOf(existing) ?? "?"}, not v${version}: building`);
+      if (existing)
+        log(`pulumi on PATH (${existing}) is v${versionOf(existing) ?? "?"}, not v${version}: building`);
       await build(version, root, log);
     }
   }

@@ -25,7 +25,8 @@ export abstract class CwsResource extends pulumi.dynamic.Resource {
     opts?: pulumi.CustomResourceOptions,
   ) {
     const props: Record<string, unknown> = Object.fromEntries(outputs.map((k) => [k, undefined]));
-    for (const [k, v] of Object.entries(args ?? {})) props[k] = secrets.includes(k) && v !== undefined ? pulumi.secret(v) : v;
+    for (const [k, v] of Object.entries(args ?? {}))
+      props[k] = secrets.includes(k) && v !== undefined ? pulumi.secret(v) : v;
     const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...secrets];
     super(dynamicProvider(type), name, props, { ...opts, additionalSecretOutputs }, MODULE, type);
   }

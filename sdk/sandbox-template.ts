@@ -13,7 +13,16 @@ export interface SandboxTemplateArgs {
   readyTimeoutSec?: pulumi.Input<number>;
 }
 
-const OUTPUTS = ["uid", "kind", "status", "templateResourceName", "costPerHour", "frozenCostPerHour", "createdAt", "updatedAt"] as const;
+const OUTPUTS = [
+  "uid",
+  "kind",
+  "status",
+  "templateResourceName",
+  "costPerHour",
+  "frozenCostPerHour",
+  "createdAt",
+  "updatedAt",
+] as const;
 
 /** A USER sandbox template published from a running sandbox; new sandboxes start with its files. */
 export class SandboxTemplate extends CwsResource {

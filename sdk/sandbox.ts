@@ -27,8 +27,18 @@ export interface SandboxArgs extends AdoptArgs {
 }
 
 const OUTPUTS = [
-  "uid", "status", "statusMessage", "urls", "sshPort", "costPerHour", "frozenCostPerHour", "templateUid", "parentUid",
-  "revision", "createdAt", "updatedAt",
+  "uid",
+  "status",
+  "statusMessage",
+  "urls",
+  "sshPort",
+  "costPerHour",
+  "frozenCostPerHour",
+  "templateUid",
+  "parentUid",
+  "revision",
+  "createdAt",
+  "updatedAt",
 ] as const;
 
 /** An isolated Linux environment made from a sandbox template, or forked from another sandbox. */

@@ -9,7 +9,18 @@ export interface VolumeArgs extends AdoptArgs {
   resourceName: pulumi.Input<string>;
 }
 
-const OUTPUTS = ["uid", "size", "status", "statusMessage", "costPerHour", "workloadUid", "mountPath", "pvcName", "createdAt", "updatedAt"] as const;
+const OUTPUTS = [
+  "uid",
+  "size",
+  "status",
+  "statusMessage",
+  "costPerHour",
+  "workloadUid",
+  "mountPath",
+  "pvcName",
+  "createdAt",
+  "updatedAt",
+] as const;
 
 /** A persistent volume, mounted on RENTAL workloads through their `volumes` input. */
 export class Volume extends CwsResource {

@@ -3,7 +3,10 @@ import { CwsResource } from "./resource.ts";
 import type { WorkloadArgs } from "./workload.ts";
 
 /** A workload manifest: Workload inputs without the lifecycle switches; `type` comes from the template. */
-export type WorkloadManifest = Omit<WorkloadArgs, "type" | "deploy" | "suspended" | "readyTimeoutSec" | "adoptUid"> & {
+export type WorkloadManifest = Omit<
+  WorkloadArgs,
+  "type" | "deploy" | "suspended" | "readyTimeoutSec" | "adoptUid"
+> & {
   type?: WorkloadArgs["type"];
 };
 

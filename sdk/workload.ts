@@ -67,8 +67,19 @@ export interface WorkloadArgs extends AdoptArgs {
 }
 
 const OUTPUTS = [
-  "uid", "status", "statusMessage", "urls", "publicIp", "sshPort", "readyReplicas", "totalReplicas",
-  "costPerHour", "revision", "inventory", "createdAt", "updatedAt",
+  "uid",
+  "status",
+  "statusMessage",
+  "urls",
+  "publicIp",
+  "sshPort",
+  "readyReplicas",
+  "totalReplicas",
+  "costPerHour",
+  "revision",
+  "inventory",
+  "createdAt",
+  "updatedAt",
 ] as const;
 
 /** A RENTAL container, VM or BM server on the Compute Workload Service. */
@@ -91,7 +102,14 @@ export class Workload extends CwsResource {
   /** Changes on every redeploy. */
   declare readonly revision: pulumi.Output<string>;
   declare readonly inventory: pulumi.Output<{
-    name: string; displayName: string; gpuType: string | null; gpuCount: number; vcpu: number; memory: number; diskSizeMib: number; networkMode: string;
+    name: string;
+    displayName: string;
+    gpuType: string | null;
+    gpuCount: number;
+    vcpu: number;
+    memory: number;
+    diskSizeMib: number;
+    networkMode: string;
   }>;
   declare readonly createdAt: pulumi.Output<string>;
   declare readonly updatedAt: pulumi.Output<string>;

@@ -30,7 +30,11 @@ export default async function program() {
   });
   const fromGolden = new Sandbox("from-golden", { name: "from-golden", template: golden.uid });
 
-  const parked = new Sandbox("parked", { name: "parked", template, frozen: config.getBoolean("parkedFrozen") ?? true });
+  const parked = new Sandbox("parked", {
+    name: "parked",
+    template,
+    frozen: config.getBoolean("parkedFrozen") ?? true,
+  });
 
   return {
     base: { uid: base.uid, status: base.status, costPerHour: base.costPerHour },

@@ -7,7 +7,9 @@ export default async function program() {
   const password = config.getSecret("vmPassword") ?? pulumi.secret("correct-horse-battery");
   const key = new SshKey("ops-key", {
     name: "ops-key",
-    publicKey: config.get("publicKey") ?? "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx ops@cws",
+    publicKey:
+      config.get("publicKey") ??
+      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx ops@cws",
   });
 
   const vm = new Workload("vm", {
@@ -31,7 +33,19 @@ export default async function program() {
   });
 
   return {
-    vm: { uid: vm.uid, status: vm.status, publicIp: vm.publicIp, sshPort: vm.sshPort, costPerHour: vm.costPerHour },
-    bm: { uid: bm.uid, status: bm.status, publicIp: bm.publicIp, sshPort: bm.sshPort, costPerHour: bm.costPerHour },
+    vm: {
+      uid: vm.uid,
+      status: vm.status,
+      publicIp: vm.publicIp,
+      sshPort: vm.sshPort,
+      costPerHour: vm.costPerHour,
+    },
+    bm: {
+      uid: bm.uid,
+      status: bm.status,
+      publicIp: bm.publicIp,
+      sshPort: bm.sshPort,
+      costPerHour: bm.costPerHour,
+    },
   };
 }

@@ -45,14 +45,16 @@ def main():
     pid, master = pty.fork()
     if pid == 0:
         try:
-            set_size(0, cols, rows)
-        except OSError:
-            pass
-        try:
             os.execvp(argv[0], argv)
         finally:
             os._exit(127)
 
+    # The initial size is set here, by the parent, before any resize it may be sent
+    # (if the child set it, a resize could be overwritten by the child's initial size).
+    try:
+        set_size(master, cols, rows)
+    except OSError:
+        pass
     ctl = 3
     write_all(ctl, b"pid %d\n" % pid)
     os.set_blocking(master, False)
@@ -120,12 +122,7 @@ def main():
                 pass
             except OSError:
                 pending_in = b""
-        if 0 in r:
-            data = os.read(0, 65536)
-            if data:
-                pending_in += data
-            else:
-                stdin_open = False
+        # Control before input: a resize sent before some input is applied first.
         if ctl in r:
             data = os.read(ctl, 4096)
             if not data:
@@ -150,6 +147,13 @@ def main():
                         os.killpg(pid, signal.SIGKILL)
                     except OSError:
                         pass
+
+        if 0 in r:
+            data = os.read(0, 65536)
+            if data:
+                pending_in += data
+            else:
+                stdin_open = False
 
     os.close(master)
     try:

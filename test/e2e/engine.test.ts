@@ -42,7 +42,9 @@ describe("the Pulumi engine, offline", () => {
     expect(up.summary.resourceChanges?.create).toBe(2);
     expect(up.outputs.word.value).toBe("hello");
     const major = (v: string) => Number(/^v(\d+)/.exec(v)?.[1]);
-    console.log(`program node ${up.outputs.programNode.value}, provider node ${up.outputs.providerNode.value}`);
+    console.log(
+      `program node ${up.outputs.programNode.value}, provider node ${up.outputs.providerNode.value}`,
+    );
     expect(major(up.outputs.programNode.value)).toBeGreaterThanOrEqual(22);
     expect(major(up.outputs.providerNode.value)).toBeGreaterThanOrEqual(22);
 

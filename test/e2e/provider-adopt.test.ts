@@ -3,7 +3,8 @@ import { SshKey, Volume, Workload } from "../../sdk/index.ts";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
 import { admin, api, cwsStack, liveResources, testServer, type Server } from "../helpers/cws.ts";
 
-const PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx adopt@cws";
+const PUBLIC_KEY =
+  "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx adopt@cws";
 
 describe("provider: adoption, lookups, failures", () => {
   let server: Server & { stop(): Promise<void> };
@@ -22,18 +23,39 @@ describe("provider: adoption, lookups, failures", () => {
   };
 
   it("adopts a workload, volume and SSH key made through the API, without recreating them", async () => {
-    const key = await api<{ uid: string }>(server, "POST", "/orgs/demo/ssh-keys", { name: "existing-key", ssh_key: PUBLIC_KEY });
-    const vol = await api<{ uid: string }>(server, "POST", "/orgs/demo/volumes", { name: "existing-vol", size_in_mb: 256, resource_name: "gpu-rental-small" });
+    const key = await api<{ uid: string }>(server, "POST", "/orgs/demo/ssh-keys", {
+      name: "existing-key",
+      ssh_key: PUBLIC_KEY,
+    });
+    const vol = await api<{ uid: string }>(server, "POST", "/orgs/demo/volumes", {
+      name: "existing-vol",
+      size_in_mb: 256,
+      resource_name: "gpu-rental-small",
+    });
     const wl = await api<{ uid: string }>(server, "POST", "/orgs/demo/workloads", {
-      type: "RENTAL", name: "existing", image: "nginx:1.27", resource_name: "gpu-rental-small", ports: [{ port: 8080 }],
+      type: "RENTAL",
+      name: "existing",
+      image: "nginx:1.27",
+      resource_name: "gpu-rental-small",
+      ports: [{ port: 8080 }],
     });
     await api(server, "POST", `/orgs/demo/workloads/${wl.uid}/deploy`);
 
     const s = await stack("adopt", async () => {
       const k = new SshKey("key", { name: "existing-key", publicKey: PUBLIC_KEY, adoptUid: key.uid });
-      const v = new Volume("vol", { name: "existing-vol", sizeInMb: 256, resourceName: "gpu-rental-small", adoptUid: vol.uid });
+      const v = new Volume("vol", {
+        name: "existing-vol",
+        sizeInMb: 256,
+        resourceName: "gpu-rental-small",
+        adoptUid: vol.uid,
+      });
       const w = new Workload("wl", {
-        type: "RENTAL", name: "existing", image: "nginx:1.27", resourceName: "gpu-rental-small", ports: [{ port: 8080 }], adoptUid: wl.uid,
+        type: "RENTAL",
+        name: "existing",
+        image: "nginx:1.27",
+        resourceName: "gpu-rental-small",
+        ports: [{ port: 8080 }],
+        adoptUid: wl.uid,
       });
       return { key: k.uid, vol: v.uid, wl: w.uid, status: w.status };
     });
@@ -65,9 +87,18 @@ describe("provider: adoption, lookups, failures", () => {
   });
 
   it("keeps a workload whose deploy the service fails in state, and retries it on the next up", async () => {
-    await admin(server, "POST", "/orgs/demo/provisioning", { name: "flaky", outcome: "error", message: "image pull failed: manifest unknown" });
+    await admin(server, "POST", "/orgs/demo/provisioning", {
+      name: "flaky",
+      outcome: "error",
+      message: "image pull failed: manifest unknown",
+    });
     const s = await stack("failing", async () => {
-      const w = new Workload("flaky", { type: "RENTAL", name: "flaky", image: "nginx:1.27", resourceName: "gpu-rental-small" });
+      const w = new Workload("flaky", {
+        type: "RENTAL",
+        name: "flaky",
+        image: "nginx:1.27",
+        resourceName: "gpu-rental-small",
+      });
       return { uid: w.uid, status: w.status };
     });
     const failed = await s.stack.up().then(
@@ -94,7 +125,13 @@ describe("provider: adoption, lookups, failures", () => {
     let withKey = true;
     const s = await stack("invalid", async () => {
       const keys = withKey ? [new SshKey("ok-key", { name: "fine", publicKey: PUBLIC_KEY }).uid] : [];
-      const w = new Workload("bad", { type: "VM", name: "bad-vm", image: "ubuntu-22.04", resourceName: "vm-standard", sshKeys: keys });
+      const w = new Workload("bad", {
+        type: "VM",
+        name: "bad-vm",
+        image: "ubuntu-22.04",
+        resourceName: "vm-standard",
+        sshKeys: keys,
+      });
       return { uid: w.uid };
     });
     const err = await s.stack.preview().then(

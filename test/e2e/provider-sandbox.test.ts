@@ -12,13 +12,26 @@ const params = {
 };
 
 function program() {
-  const box = new Sandbox("box", { name: params.name, template: params.template, ttlSec: params.ttlSec, ports: params.ports, frozen: params.frozen });
+  const box = new Sandbox("box", {
+    name: params.name,
+    template: params.template,
+    ttlSec: params.ttlSec,
+    ports: params.ports,
+    frozen: params.frozen,
+  });
   const fork = new Sandbox("fork", { name: "box-child", forkFrom: box.uid });
-  return Promise.resolve({ uid: box.uid, status: box.status, revision: box.revision, forkUid: fork.uid, forkParent: fork.parentUid });
+  return Promise.resolve({
+    uid: box.uid,
+    status: box.status,
+    revision: box.revision,
+    forkUid: fork.uid,
+    forkParent: fork.parentUid,
+  });
 }
 
 type Exec = { stdout: string; code: number };
-const exec = (server: Server, uid: string, cmd: string) => api<Exec>(server, "POST", `/orgs/demo/workloads/${uid}/exec`, { cmd });
+const exec = (server: Server, uid: string, cmd: string) =>
+  api<Exec>(server, "POST", `/orgs/demo/workloads/${uid}/exec`, { cmd });
 
 describe("provider: sandboxes", () => {
   let server: Server & { stop(): Promise<void> };
@@ -40,7 +53,9 @@ describe("provider: sandboxes", () => {
   });
 
   it("updates ttlSec, ports and name in place, without redeploy (processes survive)", async () => {
-    const { uid, revision } = Object.fromEntries(Object.entries(await s.stack.outputs()).map(([k, v]) => [k, v.value as string]));
+    const { uid, revision } = Object.fromEntries(
+      Object.entries(await s.stack.outputs()).map(([k, v]) => [k, v.value as string]),
+    );
     await exec(server, uid!, "nohup sleep 1000 >/dev/null 2>&1 & echo $! > /tmp/sleeper.pid");
     params.ttlSec = 7200;
     params.ports = [{ port: 8000 }, { port: 8001 }];
@@ -49,7 +64,11 @@ describe("provider: sandboxes", () => {
     expect(up.summary.resourceChanges).toMatchObject({ update: 1 });
     expect(up.outputs.uid.value).toBe(uid);
     expect(up.outputs.revision.value).toBe(revision);
-    const w = await api<{ name: string; ports: { port: number }[]; sandbox_config: { ttl_sec: number } }>(server, "GET", `/orgs/demo/workloads/${uid}`);
+    const w = await api<{ name: string; ports: { port: number }[]; sandbox_config: { ttl_sec: number } }>(
+      server,
+      "GET",
+      `/orgs/demo/workloads/${uid}`,
+    );
     expect(w.name).toBe("box-renamed");
     expect(w.ports.map((p) => p.port)).toEqual([8000, 8001]);
     expect(w.sandbox_config.ttl_sec).toBe(7200);

@@ -81,11 +81,17 @@ describe("provider: all five resource kinds", () => {
     expect(o.boxStatus).toBe("running");
 
     const live = await liveResources(server);
-    expect(live.workloads.map((w) => w.uid).sort()).toEqual([o.webUid, o.boxUid, live.workloads.find((w) => w.name === "vm")!.uid].sort());
+    expect(live.workloads.map((w) => w.uid).sort()).toEqual(
+      [o.webUid, o.boxUid, live.workloads.find((w) => w.name === "vm")!.uid].sort(),
+    );
     expect(live.volumes.map((v) => v.uid)).toEqual([o.volUid]);
     expect(live.ssh_keys.map((k) => k.uid)).toEqual([o.keyUid]);
     expect(live.templates.map((t) => t.uid)).toEqual([o.tplUid]);
-    const web = await api<{ ssh_keys: string[]; volumes: { uid: string }[] }>(server, "GET", `/orgs/demo/workloads/${o.webUid}`);
+    const web = await api<{ ssh_keys: string[]; volumes: { uid: string }[] }>(
+      server,
+      "GET",
+      `/orgs/demo/workloads/${o.webUid}`,
+    );
     expect(web.ssh_keys).toEqual([o.keyUid]);
     expect(web.volumes.map((v) => v.uid)).toEqual([o.volUid]);
 
@@ -119,8 +125,11 @@ describe("provider: all five resource kinds", () => {
     const up = await s.stack.up();
     expect(up.summary.resourceChanges).toMatchObject({ replace: 1 });
     expect(up.outputs.webUid.value).not.toBe(before);
-    const old = await fetch(`${server.baseUrl}/orgs/demo/workloads/${before}`, { headers: { authorization: "Bearer demo-token" } });
-    if (old.status === 200) expect(((await old.json()) as { state: { status: string } }).state.status).toBe("deleted");
+    const old = await fetch(`${server.baseUrl}/orgs/demo/workloads/${before}`, {
+      headers: { authorization: "Bearer demo-token" },
+    });
+    if (old.status === 200)
+      expect(((await old.json()) as { state: { status: string } }).state.status).toBe("deleted");
     else expect(old.status).toBe(404);
   });
 

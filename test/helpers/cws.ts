@@ -11,7 +11,9 @@ export type Server = Awaited<ReturnType<typeof startServer>>;
 export const ADMIN_TOKEN = "admin-token";
 export const DEMO_TOKEN = "demo-token";
 
-export async function testServer(opts: { provisionDelayMs?: number } = {}): Promise<Server & { stop(): Promise<void> }> {
+export async function testServer(
+  opts: { provisionDelayMs?: number } = {},
+): Promise<Server & { stop(): Promise<void> }> {
   const sandboxRoot = mkdtempSync(join(tmpdir(), "cws-sandboxes-"));
   const server = await startServer({ port: 0, provisionDelayMs: opts.provisionDelayMs ?? 50, sandboxRoot });
   return {
@@ -31,15 +33,28 @@ export function stackConfig(server: Server, org = "demo", token = DEMO_TOKEN): C
   };
 }
 
-export async function cwsStack(server: Server, projectName: string, program: PulumiFn, config: ConfigMap = {}): Promise<OfflineStack> {
+export async function cwsStack(
+  server: Server,
+  projectName: string,
+  program: PulumiFn,
+  config: ConfigMap = {},
+): Promise<OfflineStack> {
   return offlineStack({ projectName, program, config: { ...stackConfig(server), ...config } });
 }
 
 /** A call to the server's admin surface. */
-export async function admin<T = unknown>(server: Server, method: string, path: string, body?: unknown): Promise<T> {
+export async function admin<T = unknown>(
+  server: Server,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const res = await fetch(`${server.adminUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${await res.text()}`);
@@ -61,10 +76,18 @@ export function liveResources(server: Server, org = "demo"): Promise<LiveResourc
 }
 
 /** A call to the public API as the demo org. */
-export async function api<T = unknown>(server: Server, method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(
+  server: Server,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const res = await fetch(`${server.baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${DEMO_TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${DEMO_TOKEN}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();

@@ -22,10 +22,19 @@ describe("Workload check", () => {
   });
 
   it("names the property and the rule for each type rule", () => {
-    const vm = Workload!.check({}, { type: "VM", name: "vm1", image: "ubuntu-22.04", resourceName: "vm-standard" }).failures;
-    expect(vm).toContainEqual({ property: "vmConfig.password", reason: "vmConfig.password is required for VM workloads" });
+    const vm = Workload!.check(
+      {},
+      { type: "VM", name: "vm1", image: "ubuntu-22.04", resourceName: "vm-standard" },
+    ).failures;
+    expect(vm).toContainEqual({
+      property: "vmConfig.password",
+      reason: "vmConfig.password is required for VM workloads",
+    });
 
-    const bm = Workload!.check({}, { type: "BM", name: "bm1", image: "ubuntu", resourceName: "bm-h100-8x" }).failures;
+    const bm = Workload!.check(
+      {},
+      { type: "BM", name: "bm1", image: "ubuntu", resourceName: "bm-h100-8x" },
+    ).failures;
     expect(properties(bm)).toEqual(expect.arrayContaining(["region", "sshKeys"]));
     expect(bm.find((f) => f.property === "sshKeys")!.reason).toMatch(/at least one SSH key/);
 
@@ -34,20 +43,33 @@ describe("Workload check", () => {
     expect(badName[0]!.reason).toMatch(/lowercase/);
 
     const region = Workload!.check({}, { ...rental, region: "us-east-1" }).failures;
-    expect(region).toContainEqual({ property: "region", reason: "region is not supported for RENTAL workloads" });
+    expect(region).toContainEqual({
+      property: "region",
+      reason: "region is not supported for RENTAL workloads",
+    });
 
     const port = Workload!.check({}, { ...rental, ports: [{ port: 80 }] }).failures;
     expect(port[0]!.property).toBe("ports[0].port");
     expect(port[0]!.reason).toMatch(/between 1024 and 65535/);
 
-    const pw = Workload!.check({}, { type: "VM", name: "v", image: "i", resourceName: "vm-standard", vmConfig: { password: "abc" } }).failures;
+    const pw = Workload!.check(
+      {},
+      { type: "VM", name: "v", image: "i", resourceName: "vm-standard", vmConfig: { password: "abc" } },
+    ).failures;
     expect(pw[0]).toMatchObject({ property: "vmConfig.password" });
     expect(pw[0]!.reason).toMatch(/at least 4/);
   });
 
   it("refuses SANDBOX, suspending a VM, and undeploying", () => {
     expect(properties(Workload!.check({}, { ...rental, type: "SANDBOX" }).failures)).toContain("type");
-    const vm = { type: "VM", name: "v", image: "i", resourceName: "vm-standard", vmConfig: { password: "secret" }, suspended: true };
+    const vm = {
+      type: "VM",
+      name: "v",
+      image: "i",
+      resourceName: "vm-standard",
+      vmConfig: { password: "secret" },
+      suspended: true,
+    };
     expect(properties(Workload!.check({}, vm).failures)).toEqual(["suspended"]);
     expect(properties(Workload!.check(rental, { ...rental, deploy: false }).failures)).toEqual(["deploy"]);
     expect(Workload!.check({}, { ...rental, deploy: false }).failures).toEqual([]);
@@ -79,8 +101,16 @@ describe("Workload diff", () => {
     expect(rn).toMatchObject({ changes: true, replaces: ["resourceName"] });
     const susp = Workload!.diff("w1", rental, { ...rental, suspended: true });
     expect(susp).toMatchObject({ changes: true, replaces: [], detail: { suspended: "update" } });
-    const pw = { type: "VM", name: "v", image: "i", resourceName: "vm-standard", vmConfig: { password: "a-secret" } };
-    expect(Workload!.diff("w1", pw, { ...pw, vmConfig: { password: "b-secret" } }).replaces).toEqual(["vmConfig"]);
+    const pw = {
+      type: "VM",
+      name: "v",
+      image: "i",
+      resourceName: "vm-standard",
+      vmConfig: { password: "a-secret" },
+    };
+    expect(Workload!.diff("w1", pw, { ...pw, vmConfig: { password: "b-secret" } }).replaces).toEqual([
+      "vmConfig",
+    ]);
   });
 });
 
@@ -89,17 +119,37 @@ describe("Sandbox", () => {
 
   it("updates ttlSec, ports and name in place; template and forkFrom replace", () => {
     expect(Sandbox!.diff("s", sb, { ...sb, ttlSec: 900 })).toMatchObject({ changes: true, replaces: [] });
-    expect(Sandbox!.diff("s", sb, { ...sb, ports: [{ port: 8001 }] })).toMatchObject({ changes: true, replaces: [] });
+    expect(Sandbox!.diff("s", sb, { ...sb, ports: [{ port: 8001 }] })).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
     expect(Sandbox!.diff("s", sb, { ...sb, frozen: true }).detail).toEqual({ frozen: "update" });
     expect(Sandbox!.diff("s", sb, { ...sb, template: "tpl-2" }).replaces).toEqual(["template"]);
-    expect(Sandbox!.diff("s", { ...sb, ports: [{ port: 8000, protocol: "TCP" }], frozen: false }, sb).changes).toBe(false);
+    expect(
+      Sandbox!.diff("s", { ...sb, ports: [{ port: 8000, protocol: "TCP" }], frozen: false }, sb).changes,
+    ).toBe(false);
   });
 
   it("checks names, ports, timeouts and the template", () => {
     expect(Sandbox!.check({}, sb).failures).toEqual([]);
-    const bad = Sandbox!.check({}, { name: "-box", ports: [{ port: 22 }, { port: 9000, routing: "DIRECT" }], ttlSec: 10, idleTimeoutSec: 20 }).failures;
+    const bad = Sandbox!.check(
+      {},
+      {
+        name: "-box",
+        ports: [{ port: 22 }, { port: 9000, routing: "DIRECT" }],
+        ttlSec: 10,
+        idleTimeoutSec: 20,
+      },
+    ).failures;
     expect(properties(bad)).toEqual(
-      expect.arrayContaining(["name", "template", "ports[0]", "ports[0].port", "ports[1].routing", "sandboxConfig.idleTimeoutSec"]),
+      expect.arrayContaining([
+        "name",
+        "template",
+        "ports[0]",
+        "ports[0].port",
+        "ports[1].routing",
+        "sandboxConfig.idleTimeoutSec",
+      ]),
     );
     expect(properties(Sandbox!.check({}, { ...sb, forkFrom: "p" }).failures)).toEqual(["forkFrom"]);
   });
@@ -119,15 +169,27 @@ describe("Volume, SshKey and WorkloadTemplate", () => {
     const withComment = { name: "k", publicKey: ED25519 };
     const noComment = { name: "k", publicKey: ED25519.split(" ").slice(0, 2).join(" ") };
     expect(SshKey!.diff("k", withComment, noComment).changes).toBe(false);
-    expect(Volume!.diff("v", { name: "a", sizeInMb: 10 }, { name: "b", sizeInMb: 20 }).replaces).toEqual(["sizeInMb"]);
+    expect(Volume!.diff("v", { name: "a", sizeInMb: 10 }, { name: "b", sizeInMb: 20 }).replaces).toEqual([
+      "sizeInMb",
+    ]);
   });
 
   it("validates a template manifest as a create body of the template's type", () => {
-    const ok = { name: "t", type: "RENTAL", manifest: { name: "web", image: "nginx", resourceName: "gpu-rental-small" } };
+    const ok = {
+      name: "t",
+      type: "RENTAL",
+      manifest: { name: "web", image: "nginx", resourceName: "gpu-rental-small" },
+    };
     expect(WorkloadTemplate!.check({}, ok).failures).toEqual([]);
-    const mismatch = WorkloadTemplate!.check({}, { ...ok, manifest: { ...ok.manifest, type: "VM" } }).failures;
+    const mismatch = WorkloadTemplate!.check(
+      {},
+      { ...ok, manifest: { ...ok.manifest, type: "VM" } },
+    ).failures;
     expect(properties(mismatch)).toContain("manifest.type");
-    const vm = WorkloadTemplate!.check({}, { name: "t", type: "VM", manifest: { name: "v", image: "i", resourceName: "vm-standard" } }).failures;
+    const vm = WorkloadTemplate!.check(
+      {},
+      { name: "t", type: "VM", manifest: { name: "v", image: "i", resourceName: "vm-standard" } },
+    ).failures;
     expect(properties(vm)).toContain("manifest.vmConfig.password");
   });
 });
@@ -142,7 +204,12 @@ describe("refresh shapes what it reads like the program", () => {
       deploy: { kind: "update" as const, default: true },
     };
     const olds = { image: "nginx:1.27", ports: [{ port: 8080 }] };
-    const fresh = { image: "nginx:1.27", ports: [{ port: 8080, protocol: "TCP", routing: "PROXIED" }], args: [], deploy: true };
+    const fresh = {
+      image: "nginx:1.27",
+      ports: [{ port: 8080, protocol: "TCP", routing: "PROXIED" }],
+      args: [],
+      deploy: true,
+    };
     expect(keepProgramShape(rules, olds, fresh)).toEqual({ image: "nginx:1.27", ports: [{ port: 8080 }] });
     const drifted = keepProgramShape(rules, olds, { ...fresh, image: "httpd", args: ["-x"] });
     expect(drifted).toEqual({ image: "httpd", ports: [{ port: 8080 }], args: ["-x"] });

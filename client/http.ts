@@ -1,0 +1,356 @@
+/**
+ * The transport under every method: builds the URL from a route template, sends the request
+ * through a keep-alive undici dispatcher, applies the per-request timeout, maps failures to the
+ * error classes, retries through retry.ts and parses bodies with the contract's zod schemas.
+ */
+import { Agent, request, type Dispatcher } from "undici";
+import type { z } from "zod";
+import type { DeploymentType } from "../api/index.ts";
+import {
+  CwsConnectionError,
+  CwsError,
+  CwsInvalidResponseError,
+  CwsTimeoutError,
+  apiError,
+  type CwsApiError,
+  type RequestInfo,
+} from "./errors.ts";
+import { parseRetryAfter, withRetries, type RetryInfo, type RetryOptions } from "./retry.ts";
+import { strictSchema } from "./strict.ts";
+
+/** Options every method accepts as its last argument. */
+export interface RequestOptions {
+  /** Cancels the request (and any retry sleep); the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Per-attempt timeout in ms; overrides the client's `timeoutMs`. For streams it bounds the wait for the response headers. */
+  timeoutMs?: number;
+  /** Sends `X-Deployment-Type` (sandbox routes: target the master or shadow deployment). */
+  deploymentType?: DeploymentType;
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number;
+}
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** One API operation: the route template plus what fills it. */
+export interface Operation {
+  method: Method;
+  /** Path template below the base URL; `{org}` is filled from the client, other `{name}`s from `params`. */
+  route: string;
+  params?: Record<string, string>;
+  query?: object;
+  body?: unknown;
+  /** Overrides the default (true for GET, PUT, PATCH, DELETE; false for POST). See retry.ts. */
+  idempotent?: boolean;
+  /** False for the unauthenticated probes (health, version, regions): the token is not sent. */
+  auth?: boolean;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  org: string;
+  token: string;
+  timeoutMs: number;
+  retry: RetryOptions;
+  userAgent: string;
+  dispatcher?: Dispatcher;
+  strictResponses: boolean;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** Error codes that mean the request never left this machine, so even a create may be repeated. */
+const NOT_SENT = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+const MAX_ERROR_TEXT = 500;
+
+interface Prepared extends RequestInfo {
+  url: string;
+  idempotent: boolean;
+}
+
+interface Received {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData["body"];
+}
+
+export class Transport {
+  readonly baseUrl: string;
+  readonly org: string;
+  #token: string;
+  #dispatcher: Dispatcher;
+  #ownsDispatcher: boolean;
+  #opts: Omit<TransportOptions, "token" | "dispatcher">;
+  #streams = new Set<{ destroy(err?: Error): unknown }>();
+  #closed = false;
+
+  constructor(opts: TransportOptions) {
+    const { token, dispatcher, ...rest } = opts;
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
+    this.org = opts.org;
+    this.#token = token;
+    this.#opts = rest;
+    this.#ownsDispatcher = !dispatcher;
+    this.#dispatcher =
+      dispatcher ?? new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000, connections: 32 });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Authorization header value, for the WebSocket handshake of server-side callers. */
+  authHeaders(): Record<string, string> {
+    return { authorization: `Bearer ${this.#token}`, "user-agent": this.#opts.userAgent };
+  }
+
+  defaultTimeoutMs(): number {
+    return this.#opts.timeoutMs;
+  }
+
+  /** Ends open streams and the connections of the client's own dispatcher. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const s of this.#streams) s.destroy();
+    this.#streams.clear();
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  /** Fills a route template: `{org}` from the client, the rest from `params` (URI-encoded). */
+  prepare(op: Operation): Prepared {
+    const path = op.route.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const v = name === "org" ? this.org : op.params?.[name];
+      if (typeof v !== "string" || v === "")
+        throw new TypeError(`${name} must be a non-empty string (${op.method} ${op.route})`);
+      return encodeURIComponent(v);
+    });
+    const qs = queryString(op.query);
+    return {
+      method: op.method,
+      route: `${op.method} ${op.route}`,
+      path,
+      url: `${this.baseUrl}${path}${qs ? `?${qs}` : ""}`,
+      idempotent: op.idempotent ?? op.method !== "POST",
+    };
+  }
+
+  /** A JSON response parsed with `schema`. */
+  async json<S extends z.ZodType>(op: Operation, schema: S, opts: RequestOptions = {}): Promise<z.output<S>> {
+    const p = this.prepare(op);
+    const { status, text } = await this.#withRetries(p, opts, (signal, timeoutMs) =>
+      this.#attempt(p, op, opts, signal, timeoutMs, false, async (res) => ({
+        status: res.status,
+        text: await res.body.text(),
+      })),
+    );
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      throw new CwsInvalidResponseError({
+        ...p,
+        status,
+        issues: [`body is not JSON: ${truncate(text, 100)}`],
+      });
+    }
+    return this.parse(p, status, schema, data);
+  }
+
+  /** A response without a body we care about (204). */
+  async empty(op: Operation, opts: RequestOptions = {}): Promise<void> {
+    const p = this.prepare(op);
+    await this.#withRetries(p, opts, (signal, timeoutMs) =>
+      this.#attempt(p, op, opts, signal, timeoutMs, false, async (res) => {
+        await res.body.dump();
+      }),
+    );
+  }
+
+  /** A text/plain response, read whole. */
+  async text(op: Operation, opts: RequestOptions = {}): Promise<string> {
+    const p = this.prepare(op);
+    return this.#withRetries(p, opts, (signal, timeoutMs) =>
+      this.#attempt(p, op, opts, signal, timeoutMs, false, (res) => res.body.text()),
+    );
+  }
+
+  /**
+   * A text/plain response as it arrives, decoded as UTF-8 chunk by chunk. The request is sent on
+   * the first `next()`. Breaking out of the loop, or aborting `opts.signal`, closes the connection.
+   */
+  async *stream(op: Operation, opts: RequestOptions = {}): AsyncGenerator<string, void, undefined> {
+    const p = this.prepare(op);
+    const body = await this.#withRetries(p, opts, (signal, timeoutMs) =>
+      this.#attempt(p, op, opts, signal, timeoutMs, true, async (res) => res.body),
+    );
+    this.#streams.add(body);
+    const decoder = new TextDecoder("utf-8");
+    try {
+      for await (const chunk of body) {
+        const s = decoder.decode(chunk as Uint8Array, { stream: true });
+        if (s) yield s;
+      }
+      const tail = decoder.decode();
+      if (tail) yield tail;
+    } catch (e) {
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      if (this.#closed)
+        throw new CwsConnectionError({
+          ...p,
+          message: "client was closed during the stream",
+          code: "CLIENT_CLOSED",
+          sent: true,
+          cause: e,
+        });
+      throw this.#connectionError(p, e, true);
+    } finally {
+      this.#streams.delete(body);
+      if (!body.destroyed) body.destroy();
+    }
+  }
+
+  /** Parses `data` with `schema` (or its strict copy in strict mode); mismatches name the route and the fields. */
+  parse<S extends z.ZodType>(p: RequestInfo, status: number, schema: S, data: unknown): z.output<S> {
+    const s = this.#opts.strictResponses ? strictSchema(schema) : schema;
+    const r = s.safeParse(data);
+    if (r.success) return r.data as z.output<S>;
+    const issues = r.error.issues.slice(0, 10).map((i) => `${formatPath(i.path) || "(body)"}: ${i.message}`);
+    throw new CwsInvalidResponseError({ ...p, status, issues });
+  }
+
+  /** Maps an HTTP error response to its error class. */
+  async errorOf(p: RequestInfo, res: Received): Promise<CwsApiError> {
+    let text = "";
+    try {
+      text = await res.body.text();
+    } catch {
+      // the status alone is enough
+    }
+    let reason: string | undefined;
+    let message: string | undefined;
+    try {
+      const b = JSON.parse(text) as { error?: unknown; reason?: unknown };
+      if (typeof b.error === "string") message = b.error;
+      if (typeof b.reason === "string") reason = b.reason;
+    } catch {
+      message = text ? truncate(text, MAX_ERROR_TEXT) : undefined;
+    }
+    const requestId = res.headers["x-request-id"];
+    return apiError({
+      ...p,
+      status: res.status,
+      reason,
+      message,
+      requestId: Array.isArray(requestId) ? requestId[0] : requestId,
+      retryAfterMs: parseRetryAfter(res.headers["retry-after"]),
+    });
+  }
+
+  #withRetries<T>(
+    p: Prepared,
+    opts: RequestOptions,
+    run: (signal: AbortSignal | undefined, timeoutMs: number) => Promise<T>,
+  ): Promise<T> {
+    const timeoutMs = opts.timeoutMs ?? this.#opts.timeoutMs;
+    const retry =
+      opts.maxRetries === undefined ? this.#opts.retry : { ...this.#opts.retry, maxRetries: opts.maxRetries };
+    return withRetries(
+      () => run(opts.signal, timeoutMs),
+      { ...p, signal: opts.signal, onRetry: this.#opts.onRetry },
+      retry,
+    );
+  }
+
+  async #attempt<T>(
+    p: Prepared,
+    op: Operation,
+    opts: RequestOptions,
+    userSignal: AbortSignal | undefined,
+    timeoutMs: number,
+    streaming: boolean,
+    read: (res: Received) => Promise<T>,
+  ): Promise<T> {
+    if (this.#closed) {
+      throw new CwsConnectionError({ ...p, message: "client is closed", code: "CLIENT_CLOSED", sent: false });
+    }
+    if (userSignal?.aborted) throw userSignal.reason;
+    const timer = new AbortController();
+    const handle = setTimeout(() => timer.abort(new Error("timeout")), timeoutMs);
+    const signal = userSignal ? AbortSignal.any([userSignal, timer.signal]) : timer.signal;
+    const headers: Record<string, string> = {
+      accept: "application/json, text/plain",
+      "user-agent": this.#opts.userAgent,
+    };
+    if (op.auth !== false) headers.authorization = `Bearer ${this.#token}`;
+    if (opts.deploymentType) headers["x-deployment-type"] = opts.deploymentType;
+    let body: string | undefined;
+    if (op.body !== undefined) {
+      body = JSON.stringify(op.body);
+      headers["content-type"] = "application/json";
+    }
+    try {
+      const res = await request(p.url, {
+        dispatcher: this.#dispatcher,
+        method: op.method,
+        headers,
+        body,
+        signal,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+      const received: Received = { status: res.statusCode, headers: res.headers, body: res.body };
+      if (res.statusCode >= 400) throw await this.errorOf(p, received);
+      // A stream's timeout covers the wait for the headers; the body may flow for as long as it lasts.
+      if (streaming) clearTimeout(handle);
+      return await read(received);
+    } catch (e) {
+      if (userSignal?.aborted) throw userSignal.reason;
+      if (timer.signal.aborted) throw new CwsTimeoutError({ ...p, timeoutMs });
+      if (e instanceof CwsError) throw e;
+      throw this.#connectionError(p, e, undefined);
+    } finally {
+      clearTimeout(handle);
+    }
+  }
+
+  #connectionError(p: RequestInfo, e: unknown, sent: boolean | undefined): CwsConnectionError {
+    const err = e as { code?: string; message?: string; errors?: { code?: string }[] };
+    const code = err?.code ?? err?.errors?.[0]?.code;
+    return new CwsConnectionError({
+      ...p,
+      message: `connection failed: ${err?.message || code || String(e)}`,
+      code,
+      sent: sent ?? !(code !== undefined && NOT_SENT.has(code)),
+      cause: e,
+    });
+  }
+}
+
+/** Serializes a query object: undefined/null skipped, arrays repeated, booleans as true/false. */
+export function queryString(query: object | undefined): string {
+  if (!query) return "";
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null) continue;
+    for (const item of Array.isArray(v) ? v : [v]) q.append(k, String(item));
+  }
+  return q.toString();
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const k of path) out += typeof k === "number" ? `[${k}]` : out ? `.${String(k)}` : String(k);
+  return out;
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}

@@ -1,0 +1,53 @@
+/**
+ * Typed client of the Compute Workload Service. Wire types come from `pulumi-cws/api`;
+ * see client/README.md for errors, retries, timeouts, waiters, pagination and parsing.
+ */
+export { CwsClient, DEFAULT_TIMEOUT_MS, VERSION, type CwsClientOptions } from "./client.ts";
+export type { RequestOptions } from "./http.ts";
+export {
+  CwsError,
+  CwsApiError,
+  CwsValidationError,
+  CwsAuthError,
+  CwsNotFoundError,
+  CwsConflictError,
+  CwsRateLimitError,
+  CwsServerError,
+  CwsConnectionError,
+  CwsTimeoutError,
+  CwsInvalidResponseError,
+  CwsWaitError,
+  CwsWaitTimeoutError,
+  CwsWorkloadFailedError,
+  CwsTemplateFailedError,
+  isApiError,
+  isNotFound,
+  isConflict,
+  isValidationError,
+  isAuthError,
+  isRateLimited,
+  isServerError,
+  isConnectionError,
+  isTimeout,
+  isAmbiguous,
+  hasReason,
+  type RequestInfo,
+} from "./errors.ts";
+export {
+  DEFAULT_RETRY,
+  isRetryable,
+  parseRetryAfter,
+  retryDelayMs,
+  type RetryInfo,
+  type RetryOptions,
+} from "./retry.ts";
+export { paginate } from "./pagination.ts";
+export type { WaitOptions } from "./waiters.ts";
+export { Workloads, type EventsQuery, type LogsOptions } from "./workloads.ts";
+export { Sandboxes, type ConnectOptions, type DesktopConnectOptions } from "./sandboxes.ts";
+export { SandboxTemplates, type SandboxTemplateStatus } from "./sandbox-templates.ts";
+export { Templates } from "./templates.ts";
+export { Volumes } from "./volumes.ts";
+export { SshKeys } from "./ssh-keys.ts";
+export { Meta } from "./meta.ts";
+export { strictSchema } from "./strict.ts";

@@ -1,0 +1,167 @@
+/**
+ * The retry policy of the client, in one place.
+ *
+ * What is retried (up to `maxRetries` times, default 3, with jittered exponential backoff):
+ *
+ * | Failure                                              | Safe / idempotent operation | Create and other non-idempotent POST |
+ * |------------------------------------------------------|-----------------------------|--------------------------------------|
+ * | 429 (honours Retry-After)                            | retried                     | retried                              |
+ * | 503 (honours Retry-After)                            | retried                     | retried                              |
+ * | connection refused / DNS failure / connect timeout   | retried                     | retried                              |
+ * | 502, 504                                             | retried                     | NOT retried                          |
+ * | connection reset or timeout after the request was sent | retried                   | NOT retried                          |
+ * | 500, any other 4xx, invalid response                 | not retried                 | not retried                          |
+ *
+ * Why: a 429 or 503 means the service refused the request before acting on it, and a refused
+ * connection means it never saw it, so repeating is harmless for every operation. A reset
+ * connection, a timeout or a gateway error (502/504) is ambiguous: the service may have
+ * carried the request out. Repeating a GET, PUT, PATCH (which sets fields) or DELETE is then
+ * still harmless; repeating a create could make a second resource, and repeating a state
+ * transition (deploy, suspend, reboot, freeze, thaw, fork, publish, exec, terminal creation)
+ * could act twice or turn a success into a confusing 409. Those surface the error instead
+ * (`isAmbiguous(e)` is true); callers look the resource up (by name, or by reading its state)
+ * before trying again. A 500 is not retried: it is a bug or a deterministic failure that a
+ * repeat would only hide.
+ *
+ * POSTs that are explicitly idempotent and are retried like a GET: `workloads.verify` (a pure
+ * check) and `sandboxes.createTicket` (minting a spare single-use ticket costs nothing; it expires).
+ *
+ * A retried DELETE can answer 404 when the first attempt succeeded but its answer was lost:
+ * treat `isNotFound` after a delete as success.
+ *
+ * Retries happen only before a response is read; a stream (log follow, exec) that breaks after
+ * data arrived is not resumed. Waiters (`waitForStatus`) are separate: they poll on top of this.
+ */
+import { CwsApiError, CwsConnectionError, CwsRateLimitError, CwsServerError } from "./errors.ts";
+
+export interface RetryOptions {
+  /** Retries after the first attempt (default 3; 0 disables). */
+  maxRetries: number;
+  /** First backoff step in ms (default 200). */
+  baseDelayMs: number;
+  /** Largest backoff step in ms (default 5000). */
+  maxDelayMs: number;
+  /** Largest Retry-After honoured, in ms (default 60 000); longer values are capped to it. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryOptions = {
+  maxRetries: 3,
+  baseDelayMs: 200,
+  maxDelayMs: 5_000,
+  maxRetryAfterMs: 60_000,
+};
+
+/** What the hook receives before each retry sleep. Never includes headers or bodies. */
+export interface RetryInfo {
+  /** 1 for the first retry. */
+  attempt: number;
+  delayMs: number;
+  method: string;
+  route: string;
+  path: string;
+  /** HTTP status of the failed attempt, or undefined for a connection failure. */
+  status?: number;
+  reason?: string;
+  error: Error;
+}
+
+/**
+ * Whether `error` may be retried for an operation. `idempotent` is true for GET, HEAD, PUT,
+ * PATCH, DELETE and the POSTs marked idempotent above.
+ */
+export function isRetryable(error: unknown, idempotent: boolean): boolean {
+  if (error instanceof CwsRateLimitError) return true;
+  if (error instanceof CwsServerError) {
+    if (error.status === 503) return true;
+    if (error.status === 502 || error.status === 504) return idempotent;
+    return false;
+  }
+  if (error instanceof CwsApiError) return false;
+  if (error instanceof CwsConnectionError) {
+    if (error.code === "CLIENT_CLOSED") return false;
+    return !error.sent || idempotent;
+  }
+  return false;
+}
+
+/** Parses a Retry-After header value (delta seconds or an HTTP date) into ms; undefined when absent or invalid. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined || v.trim() === "") return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(v)) return Math.round(Number(v) * 1000);
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
+
+/**
+ * Delay before retry number `attempt` (1-based): the service's Retry-After when it gave one
+ * (capped at `maxRetryAfterMs`), otherwise base * 2^(attempt-1) capped at `maxDelayMs`, minus
+ * up to 25% jitter so that many clients do not retry in lockstep.
+ */
+export function retryDelayMs(
+  attempt: number,
+  error: unknown,
+  opts: RetryOptions = DEFAULT_RETRY,
+  random = Math.random,
+): number {
+  const retryAfter =
+    error instanceof CwsRateLimitError || error instanceof CwsServerError ? error.retryAfterMs : undefined;
+  if (retryAfter !== undefined) return Math.min(retryAfter, opts.maxRetryAfterMs);
+  const step = Math.min(opts.baseDelayMs * 2 ** (attempt - 1), opts.maxDelayMs);
+  return Math.round(step * (1 - random() * 0.25));
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export interface RetryContext {
+  method: string;
+  route: string;
+  path: string;
+  idempotent: boolean;
+  signal?: AbortSignal;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** Runs `attempt` and repeats it while the policy allows. `attempt` throws classified client errors. */
+export async function withRetries<T>(
+  run: () => Promise<T>,
+  ctx: RetryContext,
+  opts: RetryOptions = DEFAULT_RETRY,
+): Promise<T> {
+  for (let retry = 0; ; retry++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (ctx.signal?.aborted) throw ctx.signal.reason;
+      if (retry >= opts.maxRetries || !isRetryable(error, ctx.idempotent)) throw error;
+      const delayMs = retryDelayMs(retry + 1, error, opts);
+      ctx.onRetry?.({
+        attempt: retry + 1,
+        delayMs,
+        method: ctx.method,
+        route: ctx.route,
+        path: ctx.path,
+        status: error instanceof CwsApiError ? error.status : undefined,
+        reason: error instanceof CwsApiError ? error.reason : undefined,
+        error: error as Error,
+      });
+      await sleep(delayMs, ctx.signal);
+    }
+  }
+}

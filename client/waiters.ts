@@ -1,0 +1,63 @@
+/**
+ * Waiters: poll a status until it reaches a target, separate from request retries. Polling
+ * starts at `pollMs` (default 100 ms) and grows by half each round up to 2 s. Transient failures
+ * of a poll (connection errors, 5xx after the request's own retries) are tolerated until the
+ * deadline; any other error (404, 401, ...) ends the wait at once.
+ */
+import { CwsConnectionError, CwsServerError, CwsWaitTimeoutError } from "./errors.ts";
+import { sleep } from "./retry.ts";
+
+export interface WaitOptions {
+  /** Deadline for the whole wait, in ms. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** First polling interval in ms (default 100); it grows to at most 2 s. */
+  pollMs?: number;
+}
+
+export const MAX_POLL_MS = 2_000;
+
+export interface PollSpec<T> {
+  kind: string;
+  uid: string;
+  target: string[];
+  /** Reads the current record; `timeoutMs` is what is left of the deadline. */
+  read: (timeoutMs: number, signal: AbortSignal | undefined) => Promise<T>;
+  statusOf: (record: T) => string;
+  /** Throws when `record` shows the wait can never succeed. */
+  check: (record: T) => void;
+}
+
+export async function pollUntil<T>(spec: PollSpec<T>, opts: WaitOptions): Promise<T> {
+  const deadline = Date.now() + opts.timeoutMs;
+  let delay = Math.max(1, opts.pollMs ?? 100);
+  let lastStatus: string | undefined;
+  let lastError: unknown;
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      throw new CwsWaitTimeoutError({
+        kind: spec.kind,
+        uid: spec.uid,
+        target: spec.target,
+        lastStatus,
+        timeoutMs: opts.timeoutMs,
+        cause: lastError,
+      });
+    }
+    try {
+      const record = await spec.read(left, opts.signal);
+      lastStatus = spec.statusOf(record);
+      lastError = undefined;
+      if (spec.target.includes(lastStatus)) return record;
+      spec.check(record);
+    } catch (e) {
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      if (!(e instanceof CwsConnectionError || e instanceof CwsServerError)) throw e;
+      lastError = e;
+    }
+    const wait = Math.min(delay, deadline - Date.now());
+    if (wait > 0) await sleep(wait, opts.signal);
+    delay = Math.min(Math.round(delay * 1.5), MAX_POLL_MS);
+  }
+}

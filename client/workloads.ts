@@ -1,0 +1,261 @@
+/** `client.workloads`: every route of spec section 4.1 (all workload types, sandboxes included). */
+import {
+  AttachedSshKey,
+  AttachedVolume,
+  BmImageList,
+  VerifyResult,
+  VmImageList,
+  Workload,
+  WorkloadEventList,
+  WorkloadList,
+  WorkloadOperation,
+  WorkloadState,
+  type AttachVolumeBody,
+  type BmImage,
+  type Page,
+  type VerifyBody,
+  type VmImage,
+  type WorkloadCreate,
+  type WorkloadEvent,
+  type WorkloadListQuery,
+  type WorkloadPatch,
+  type WorkloadStatus,
+} from "../api/index.ts";
+import { CwsWorkloadFailedError } from "./errors.ts";
+import type { RequestOptions, Transport } from "./http.ts";
+import { paginate } from "./pagination.ts";
+import { pollUntil, type WaitOptions } from "./waiters.ts";
+
+const ALL = "/orgs/{org}/workloads";
+const ONE = `${ALL}/{uid}`;
+
+export interface EventsQuery {
+  limit?: number;
+  cursor?: string;
+}
+
+export interface LogsOptions {
+  /** Only lines at or after this time (RFC 3339 string or Date). */
+  since?: string | Date;
+  /** Only the last `tail` lines. */
+  tail?: number;
+  /** Logs of the previous container instance. */
+  previous?: boolean;
+  /** VM only: serial console or qemu log. */
+  type?: "serial" | "qemu";
+}
+
+function logsQuery(q: LogsOptions, follow: boolean) {
+  return {
+    since: q.since instanceof Date ? q.since.toISOString() : q.since,
+    tail: q.tail,
+    previous: q.previous,
+    type: q.type,
+    follow: follow ? true : undefined,
+  };
+}
+
+export class Workloads {
+  #t: Transport;
+  constructor(transport: Transport) {
+    this.#t = transport;
+  }
+
+  /** Registers a workload (state registered; nothing is deployed). Not retried after an ambiguous failure. */
+  create(body: WorkloadCreate, opts?: RequestOptions): Promise<WorkloadOperation> {
+    return this.#t.json({ method: "POST", route: ALL, body }, WorkloadOperation, opts);
+  }
+
+  /** One page of workloads. */
+  list(query: WorkloadListQuery = {}, opts?: RequestOptions): Promise<Page<WorkloadOperation>> {
+    return this.#t.json({ method: "GET", route: ALL, query }, WorkloadList, opts);
+  }
+
+  /** Every workload matching `query`, following `next_cursor` page by page. */
+  iterate(
+    query: Omit<WorkloadListQuery, "cursor"> = {},
+    opts?: RequestOptions,
+  ): AsyncGenerator<WorkloadOperation, void, undefined> {
+    return paginate((cursor) => this.list({ ...query, cursor }, opts));
+  }
+
+  get(uid: string, opts?: RequestOptions): Promise<Workload> {
+    return this.#t.json({ method: "GET", route: ONE, params: { uid } }, Workload, opts);
+  }
+
+  /** Sets the given fields. A deployed non-sandbox workload is redeployed by the service. */
+  update(uid: string, patch: WorkloadPatch, opts?: RequestOptions): Promise<Workload> {
+    return this.#t.json({ method: "PATCH", route: ONE, params: { uid }, body: patch }, Workload, opts);
+  }
+
+  /** Soft-deletes the workload (tears down its runtime). */
+  delete(uid: string, opts?: RequestOptions): Promise<void> {
+    return this.#t.empty({ method: "DELETE", route: ONE, params: { uid } }, opts);
+  }
+
+  /** Starts provisioning; wait with `waitForStatus(uid, "running")`. */
+  deploy(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
+    return this.#t.json({ method: "POST", route: `${ONE}/deploy`, params: { uid } }, WorkloadOperation, opts);
+  }
+
+  /** RENTAL (and sandboxes): removes the runtime, keeps the configuration. */
+  suspend(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
+    return this.#t.json(
+      { method: "POST", route: `${ONE}/suspend`, params: { uid } },
+      WorkloadOperation,
+      opts,
+    );
+  }
+
+  /** Reboots a VM (not for BM). */
+  reboot(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
+    return this.#t.json({ method: "POST", route: `${ONE}/reboot`, params: { uid } }, WorkloadOperation, opts);
+  }
+
+  state(uid: string, opts?: RequestOptions): Promise<WorkloadState> {
+    return this.#t.json({ method: "GET", route: `${ONE}/state`, params: { uid } }, WorkloadState, opts);
+  }
+
+  /** One page of the workload's events. */
+  events(uid: string, query: EventsQuery = {}, opts?: RequestOptions): Promise<Page<WorkloadEvent>> {
+    return this.#t.json(
+      { method: "GET", route: `${ONE}/events`, params: { uid }, query },
+      WorkloadEventList,
+      opts,
+    );
+  }
+
+  /** All events of the workload, page by page. */
+  iterateEvents(
+    uid: string,
+    query: Omit<EventsQuery, "cursor"> = {},
+    opts?: RequestOptions,
+  ): AsyncGenerator<WorkloadEvent, void, undefined> {
+    return paginate((cursor) => this.events(uid, { ...query, cursor }, opts));
+  }
+
+  /** The log text as it is now. */
+  logs(uid: string, query: LogsOptions = {}, opts?: RequestOptions): Promise<string> {
+    return this.#t.text(
+      { method: "GET", route: `${ONE}/logs`, params: { uid }, query: logsQuery(query, false) },
+      opts,
+    );
+  }
+
+  /**
+   * Follows the log: yields text chunks as the service sends them, until it ends the stream, the
+   * loop breaks or `opts.signal` aborts (which closes the connection). `timeoutMs` bounds only the
+   * wait for the response headers.
+   */
+  followLogs(
+    uid: string,
+    query: LogsOptions = {},
+    opts?: RequestOptions,
+  ): AsyncGenerator<string, void, undefined> {
+    return this.#t.stream(
+      { method: "GET", route: `${ONE}/logs`, params: { uid }, query: logsQuery(query, true) },
+      opts,
+    );
+  }
+
+  /**
+   * RENTAL only: runs `argv` in the container and yields its output as it arrives. For sandboxes
+   * use `client.sandboxes.exec`. Not retried after an ambiguous failure (the command may have run).
+   */
+  exec(uid: string, argv: string[], opts?: RequestOptions): AsyncGenerator<string, void, undefined> {
+    if (!Array.isArray(argv) || argv.length === 0) throw new TypeError("exec needs at least one argument");
+    return this.#t.stream(
+      { method: "POST", route: `${ONE}/exec`, params: { uid }, query: { command: argv } },
+      opts,
+    );
+  }
+
+  vmImages(opts?: RequestOptions): Promise<VmImage[]> {
+    return this.#t.json({ method: "GET", route: `${ALL}/vm-images` }, VmImageList, opts);
+  }
+
+  bmImages(opts?: RequestOptions): Promise<BmImage[]> {
+    return this.#t.json({ method: "GET", route: `${ALL}/bm-images` }, BmImageList, opts);
+  }
+
+  /** Checks a workload against an image digest. A pure check: retried like a GET. */
+  verify(body: VerifyBody, opts?: RequestOptions): Promise<VerifyResult> {
+    return this.#t.json(
+      { method: "POST", route: `${ALL}/verify`, body, idempotent: true },
+      VerifyResult,
+      opts,
+    );
+  }
+
+  /** RENTAL only: mounts a volume at `mount_path`. */
+  attachVolume(
+    uid: string,
+    volumeUid: string,
+    body: AttachVolumeBody,
+    opts?: RequestOptions,
+  ): Promise<AttachedVolume> {
+    return this.#t.json(
+      { method: "PUT", route: `${ONE}/volumes/{volume_uid}`, params: { uid, volume_uid: volumeUid }, body },
+      AttachedVolume,
+      opts,
+    );
+  }
+
+  detachVolume(uid: string, volumeUid: string, opts?: RequestOptions): Promise<void> {
+    return this.#t.empty(
+      { method: "DELETE", route: `${ONE}/volumes/{volume_uid}`, params: { uid, volume_uid: volumeUid } },
+      opts,
+    );
+  }
+
+  /** Attaches an SSH key; a deployed sandbox also gets it installed in the guest. */
+  attachSshKey(uid: string, keyUid: string, opts?: RequestOptions): Promise<AttachedSshKey> {
+    return this.#t.json(
+      { method: "PUT", route: `${ONE}/ssh-keys/{ssh_key_uid}`, params: { uid, ssh_key_uid: keyUid } },
+      AttachedSshKey,
+      opts,
+    );
+  }
+
+  detachSshKey(uid: string, keyUid: string, opts?: RequestOptions): Promise<void> {
+    return this.#t.empty(
+      { method: "DELETE", route: `${ONE}/ssh-keys/{ssh_key_uid}`, params: { uid, ssh_key_uid: keyUid } },
+      opts,
+    );
+  }
+
+  /**
+   * Polls the workload's state until its status is one of `target` and returns that state.
+   * Fails fast with `CwsWorkloadFailedError` when the status becomes `error` or `deleted` (unless
+   * that is a target), rethrows `CwsNotFoundError` when the workload disappears, and throws
+   * `CwsWaitTimeoutError` (with the last status) at the deadline.
+   */
+  waitForStatus(
+    uid: string,
+    target: WorkloadStatus | WorkloadStatus[],
+    opts: WaitOptions,
+  ): Promise<WorkloadState> {
+    const targets: string[] = Array.isArray(target) ? target : [target];
+    return pollUntil(
+      {
+        kind: "workload",
+        uid,
+        target: targets,
+        read: (left, signal) =>
+          this.state(uid, { signal, timeoutMs: Math.min(left, this.#t.defaultTimeoutMs()) }),
+        statusOf: (s) => s.status,
+        check: (s) => {
+          if (s.status === "error" || s.status === "deleted") {
+            throw new CwsWorkloadFailedError({
+              uid,
+              target: targets,
+              lastStatus: s.status,
+              serviceMessage: s.message,
+            });
+          }
+        },
+      },
+      opts,
+    );
+  }
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+/** `cws serve`: runs the reference server until interrupted. */
+import { parseArgs } from "node:util";
+import { startServer } from "./index.ts";
+
+const HELP = `Usage: cws serve [options]
+
+Runs the Compute Workload Service reference server (API under /v3, admin under /admin).
+
+Options:
+  --host HOST               address to listen on (default 127.0.0.1)
+  --port N                  port to listen on, 0 for any free port (default 8080)
+  --data-dir DIR            keep state in DIR (sqlite); default: in memory
+  --seed FILE               seed JSON replacing the built-in seed (used when DIR is empty)
+  --provision-delay-ms N    time a deploy stays provisioning (default 300)
+  --admin-token T           bearer token of the admin API (default admin-token)
+  --quiet                   no request log
+  -h, --help                show this help
+`;
+
+function fail(msg: string): never {
+  process.stderr.write(`cws: ${msg}\n\n${HELP}`);
+  process.exit(2);
+}
+
+function int(name: string, v: string | undefined, min: number): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < min) fail(`--${name} must be an integer >= ${min} (got '${v}')`);
+  return Number(v);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "-h" || command === "--help" || command === "help") {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (command !== "serve") fail(`unknown command '${command}'`);
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: {
+        host: { type: "string" },
+        port: { type: "string" },
+        "data-dir": { type: "string" },
+        seed: { type: "string" },
+        "provision-delay-ms": { type: "string" },
+        "admin-token": { type: "string" },
+        quiet: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const log = values.quiet
+    ? () => {}
+    : (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  const server = await startServer({
+    host: values.host ?? "127.0.0.1",
+    port: int("port", values.port, 0) ?? 8080,
+    dataDir: values["data-dir"],
+    seed: values.seed,
+    provisionDelayMs: int("provision-delay-ms", values["provision-delay-ms"], 0) ?? 300,
+    adminToken: values["admin-token"],
+    log,
+  });
+  process.stderr.write(`cws reference server listening on ${server.baseUrl} (admin: ${server.adminUrl})\n`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`cws: ${signal}, shutting down\n`);
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  process.stderr.write(`cws: ${(e as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,144 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocketServer } from "ws";
+import { Faults, type ResolvedOptions, type ServerContext, type UpgradeHandler } from "./context.ts";
+import { Router } from "./http/router.ts";
+import { API_PREFIX, ADMIN_PREFIX, createRequestListener, createUpgradeListener } from "./http/server.ts";
+import { Lifecycle } from "./lifecycle.ts";
+import { ROUTE_MODULES, type RouteModule } from "./routes/index.ts";
+import { DEFAULT_SEED, applySeed, loadSeedFile, type Seed } from "./seed.ts";
+import { Store } from "./store.ts";
+import { iso, systemClock, type Clock } from "./util.ts";
+
+export type { ServerContext, UpgradeHandler } from "./context.ts";
+export type { WorkloadHooks } from "./lifecycle.ts";
+export type { RouteModule } from "./routes/index.ts";
+export type { Seed } from "./seed.ts";
+export { DEFAULT_SEED } from "./seed.ts";
+export { ApiError } from "./http/errors.ts";
+export { NEXT, Router, type RequestContext, type Reply } from "./http/router.ts";
+
+export interface ServerOptions {
+  host?: string;
+  /** 0 picks a free port. Default 8080. */
+  port?: number;
+  /** Directory of the sqlite database; omitted: state lives in memory. */
+  dataDir?: string;
+  /** A seed object or the path of a seed JSON file; used when the data dir is empty. */
+  seed?: Seed | string;
+  /** How long a deploy stays provisioning before running (default 300 ms). */
+  provisionDelayMs?: number;
+  /** Bearer token of the /admin surface (default "admin-token"). */
+  adminToken?: string;
+  /** One line per request; default: silent. */
+  log?: (line: string) => void;
+  /** Directory the sandbox module keeps sandboxes in. */
+  sandboxRoot?: string;
+  /** Extra route modules, registered after the built-in ones (e.g. the sandbox module). */
+  extensions?: RouteModule[];
+  /** Time source (tests). */
+  clock?: Clock;
+}
+
+export interface RunningServer {
+  /** http://host:port/v3 */
+  baseUrl: string;
+  /** http://host:port */
+  origin: string;
+  /** http://host:port/admin */
+  adminUrl: string;
+  port: number;
+  close(): Promise<void>;
+  /** The shared context, for in-process extension. */
+  context: ServerContext;
+  http: Server;
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const seed = typeof options.seed === "string" ? loadSeedFile(options.seed) : (options.seed ?? DEFAULT_SEED);
+  const resolved: ResolvedOptions = {
+    host: options.host ?? "127.0.0.1",
+    port: options.port ?? 8080,
+    dataDir: options.dataDir,
+    seed,
+    provisionDelayMs: options.provisionDelayMs ?? 300,
+    adminToken: options.adminToken ?? "admin-token",
+    sandboxRoot: options.sandboxRoot,
+  };
+  const log = options.log ?? (() => {});
+  const clock = options.clock ?? systemClock;
+  const store = new Store(resolved.dataDir);
+  if (!store.isSeeded()) applySeed(store, seed, iso(clock));
+  const lifecycle = new Lifecycle(store, clock, { provisionDelayMs: resolved.provisionDelayMs, log });
+  const upgradeHandlers: UpgradeHandler[] = [];
+  const closers: (() => void | Promise<void>)[] = [];
+  const context: ServerContext = {
+    options: resolved,
+    store,
+    lifecycle,
+    clock,
+    router: new Router(),
+    admin: new Router(),
+    faults: new Faults(),
+    wss: new WebSocketServer({ noServer: true }),
+    onUpgrade: (h) => void upgradeHandlers.push(h),
+    orgOfToken: (token) => lifecycle.orgOfToken(token),
+    onClose: (fn) => void closers.push(fn),
+    log,
+  };
+  for (const register of [...ROUTE_MODULES, ...(options.extensions ?? [])]) await register(context);
+  lifecycle.start();
+
+  const http = createServer({ keepAliveTimeout: 65_000 }, createRequestListener(context));
+  http.on("upgrade", createUpgradeListener(context, upgradeHandlers));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once("error", reject);
+      http.listen(resolved.port, resolved.host, () => {
+        http.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (e) {
+    lifecycle.close();
+    store.close();
+    throw e;
+  }
+  const port = (http.address() as AddressInfo).port;
+  const hostPart = resolved.host.includes(":") ? `[${resolved.host}]` : resolved.host;
+  const origin = `http://${hostPart}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl: `${origin}${API_PREFIX}`,
+    origin,
+    adminUrl: `${origin}${ADMIN_PREFIX}`,
+    port,
+    context,
+    http,
+    close() {
+      closing ??= (async () => {
+        lifecycle.close();
+        for (const fn of closers) {
+          try {
+            await fn();
+          } catch (e) {
+            log(`close hook failed: ${(e as Error).message}`);
+          }
+        }
+        try {
+          await lifecycle.hooks.onClose?.();
+        } catch (e) {
+          log(`sandbox close hook failed: ${(e as Error).message}`);
+        }
+        for (const ws of context.wss.clients) ws.terminate();
+        context.wss.close();
+        await new Promise<void>((resolve) => {
+          http.close(() => resolve());
+          http.closeAllConnections();
+        });
+        store.close();
+      })();
+      return closing;
+    },
+  };
+}

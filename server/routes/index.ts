@@ -1,0 +1,22 @@
+import type { ServerContext } from "../context.ts";
+import { registerAdminRoutes } from "./admin.ts";
+import { registerMetaRoutes } from "./meta.ts";
+import { registerSandboxTemplateRoutes } from "./sandbox-templates.ts";
+import { registerSshKeyRoutes } from "./ssh-keys.ts";
+import { registerTemplateRoutes } from "./templates.ts";
+import { registerVolumeRoutes } from "./volumes.ts";
+import { registerWorkloadRoutes } from "./workloads.ts";
+
+/** A route module: registers routes and hooks on the shared context. */
+export type RouteModule = (ctx: ServerContext) => void | Promise<void>;
+
+/** Built-in route modules, registered in this order (add new modules here). */
+export const ROUTE_MODULES: readonly RouteModule[] = [
+  registerMetaRoutes,
+  registerWorkloadRoutes,
+  registerSandboxTemplateRoutes,
+  registerTemplateRoutes,
+  registerVolumeRoutes,
+  registerSshKeyRoutes,
+  registerAdminRoutes,
+];

@@ -1,0 +1,34 @@
+// Host-side copy of a sandbox's writable files (fork, snapshot, start from snapshot).
+//
+// The source tree is written by the sandbox and must be treated as hostile. GNU
+// `cp -a` (coreutils) copies it: it never follows symlinks in the source (-a implies -P:
+// a symlink is copied as a symlink with its target text unchanged), keeps modes, owners,
+// timestamps and hard links, keeps sparse files sparse and uses reflinks where the
+// filesystem has them. FIFOs and sockets are recreated as inert nodes, never opened. The
+// runtime stops the sandbox's processes while it copies a live sandbox, so the tree
+// cannot change under the copy (no check-then-use race with a symlink swapped in), and
+// the destination is a directory the runtime has just created.
+
+import { spawn } from "node:child_process";
+import * as fsp from "node:fs/promises";
+
+/** Copies the contents of the directory src into the directory dst (created if missing). */
+export async function copyTree(src: string, dst: string): Promise<void> {
+  const st = await fsp.lstat(src);
+  if (!st.isDirectory()) throw new Error(`not a directory: ${src}`);
+  await fsp.mkdir(dst, { recursive: true });
+  await new Promise<void>((resolve, reject) => {
+    // "src/." copies the contents of src (and src's own mode/times) onto dst.
+    const cp = spawn("cp", ["-a", "--reflink=auto", "--", `${src}/.`, `${dst}/`], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let err = "";
+    cp.stderr.on("data", (b: Buffer) => {
+      err = (err + b.toString()).slice(-2000);
+    });
+    cp.on("error", reject);
+    cp.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`cp -a failed (${code}): ${err.trim()}`)),
+    );
+  });
+}

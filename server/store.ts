@@ -1,0 +1,311 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type {
+  SandboxTemplateRecord,
+  SshKeyRecord,
+  TemplateRecord,
+  VolumeRecord,
+  WorkloadRecord,
+} from "./records.ts";
+import type { Seed } from "./seed.ts";
+
+/**
+ * State of the server in node:sqlite, with an in-memory copy of every document for reads.
+ * Every mutation is written through before the request answers (WAL journal), so a server
+ * killed between requests restarts with everything it acknowledged. Without a data dir the
+ * database is `:memory:` — the same code path.
+ */
+
+interface Doc {
+  uid: string;
+  org: string | null;
+}
+
+const GLOBAL = "";
+
+export class Collection<T extends Doc> {
+  private readonly kind: string;
+  private readonly store: Store;
+  private readonly items = new Map<string, { seq: number; doc: T }>();
+  private readonly byOrg = new Map<string, T[]>();
+
+  constructor(store: Store, kind: string) {
+    this.store = store;
+    this.kind = kind;
+  }
+
+  /** @internal loads a row read at startup. */
+  load(seq: number, doc: T): void {
+    this.items.set(doc.uid, { seq, doc });
+    this.orgList(doc.org).push(doc);
+  }
+
+  /** @internal sorts the per-org lists after a load. */
+  sortAll(): void {
+    for (const list of this.byOrg.values()) list.sort((a, b) => this.seqOf(a.uid)! - this.seqOf(b.uid)!);
+  }
+
+  clear(): void {
+    this.items.clear();
+    this.byOrg.clear();
+  }
+
+  private orgList(org: string | null): T[] {
+    const key = org ?? GLOBAL;
+    let list = this.byOrg.get(key);
+    if (!list) this.byOrg.set(key, (list = []));
+    return list;
+  }
+
+  get(uid: string): T | undefined {
+    return this.items.get(uid)?.doc;
+  }
+
+  /** The document if it belongs to org (or is global and `globalToo`). */
+  getIn(org: string, uid: string, globalToo = false): T | undefined {
+    const doc = this.get(uid);
+    if (!doc) return undefined;
+    if (doc.org === org || (globalToo && doc.org === null)) return doc;
+    return undefined;
+  }
+
+  seqOf(uid: string): number | undefined {
+    return this.items.get(uid)?.seq;
+  }
+
+  /** Inserts or rewrites a document (write-through). Call after every mutation of a document. */
+  put(doc: T): T {
+    const existing = this.items.get(doc.uid);
+    if (existing) {
+      if (existing.doc !== doc) {
+        const list = this.orgList(existing.doc.org);
+        const i = list.indexOf(existing.doc);
+        if (i >= 0) list[i] = doc;
+        existing.doc = doc;
+      }
+      this.store.writeDoc(this.kind, doc.uid, doc.org, existing.seq, doc);
+    } else {
+      const seq = this.store.nextSeq();
+      this.items.set(doc.uid, { seq, doc });
+      this.orgList(doc.org).push(doc);
+      this.store.writeDoc(this.kind, doc.uid, doc.org, seq, doc);
+    }
+    return doc;
+  }
+
+  remove(uid: string): void {
+    const existing = this.items.get(uid);
+    if (!existing) return;
+    this.items.delete(uid);
+    const list = this.orgList(existing.doc.org);
+    const i = list.indexOf(existing.doc);
+    if (i >= 0) list.splice(i, 1);
+    this.store.deleteDoc(this.kind, uid);
+  }
+
+  /** Documents of org in creation order (`globalToo`: platform documents first-class, merged by creation order). */
+  list(org: string, globalToo = false): readonly T[] {
+    const own = this.byOrg.get(org) ?? [];
+    if (!globalToo) return own;
+    const global = this.byOrg.get(GLOBAL) ?? [];
+    if (global.length === 0) return own;
+    return [...global, ...own].sort((a, b) => this.seqOf(a.uid)! - this.seqOf(b.uid)!);
+  }
+
+  all(): IterableIterator<T> {
+    return [...this.items.values()].map((v) => v.doc)[Symbol.iterator]();
+  }
+
+  get size(): number {
+    return this.items.size;
+  }
+}
+
+export interface StoredEvent<T> {
+  id: number;
+  record: T;
+  /** Internal data kept beside the wire record (e.g. the revision a workload event belongs to). */
+  meta: Record<string, unknown>;
+}
+
+export class Store {
+  readonly db: DatabaseSync;
+  readonly workloads: Collection<WorkloadRecord>;
+  readonly volumes: Collection<VolumeRecord>;
+  readonly sshKeys: Collection<SshKeyRecord>;
+  readonly templates: Collection<TemplateRecord>;
+  readonly sandboxTemplates: Collection<SandboxTemplateRecord>;
+  private readonly collections: Map<string, Collection<Doc>>;
+  private seq = 0;
+  private txDepth = 0;
+  private readonly stmts: Record<string, StatementSync>;
+
+  constructor(dataDir?: string) {
+    let file = ":memory:";
+    if (dataDir) {
+      mkdirSync(dataDir, { recursive: true });
+      file = join(dataDir, "cws.sqlite");
+    }
+    this.db = new DatabaseSync(file);
+    this.db.exec(`
+      PRAGMA journal_mode = WAL;
+      PRAGMA synchronous = NORMAL;
+      PRAGMA busy_timeout = 5000;
+      CREATE TABLE IF NOT EXISTS docs (kind TEXT NOT NULL, uid TEXT NOT NULL, org TEXT, seq INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (kind, uid));
+      CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, subject TEXT NOT NULL, data TEXT NOT NULL, meta TEXT NOT NULL);
+      CREATE INDEX IF NOT EXISTS events_subject ON events (kind, subject, id);
+      CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `);
+    this.stmts = {
+      upsert: this.db.prepare(
+        "INSERT OR REPLACE INTO docs (kind, uid, org, seq, data) VALUES (?, ?, ?, ?, ?)",
+      ),
+      del: this.db.prepare("DELETE FROM docs WHERE kind = ? AND uid = ?"),
+      addEvent: this.db.prepare("INSERT INTO events (kind, subject, data, meta) VALUES (?, ?, ?, ?)"),
+      events: this.db.prepare(
+        "SELECT id, data, meta FROM events WHERE kind = ? AND subject = ? AND id > ? ORDER BY id LIMIT ?",
+      ),
+      eventExists: this.db.prepare("SELECT 1 AS x FROM events WHERE kind = ? AND subject = ? AND id = ?"),
+      kvGet: this.db.prepare("SELECT value FROM kv WHERE key = ?"),
+      kvSet: this.db.prepare("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)"),
+      kvDel: this.db.prepare("DELETE FROM kv WHERE key = ?"),
+    };
+    this.workloads = new Collection(this, "workload");
+    this.volumes = new Collection(this, "volume");
+    this.sshKeys = new Collection(this, "ssh_key");
+    this.templates = new Collection(this, "template");
+    this.sandboxTemplates = new Collection(this, "sandbox_template");
+    this.collections = new Map<string, Collection<Doc>>([
+      ["workload", this.workloads as unknown as Collection<Doc>],
+      ["volume", this.volumes as unknown as Collection<Doc>],
+      ["ssh_key", this.sshKeys as unknown as Collection<Doc>],
+      ["template", this.templates as unknown as Collection<Doc>],
+      ["sandbox_template", this.sandboxTemplates as unknown as Collection<Doc>],
+    ]);
+    this.loadAll();
+  }
+
+  /** Another collection for an extension module (documents with uid and org). */
+  collection<T extends Doc>(kind: string): Collection<T> {
+    let c = this.collections.get(kind);
+    if (!c) {
+      c = new Collection<Doc>(this, kind);
+      this.collections.set(kind, c);
+      const rows = this.db.prepare("SELECT seq, data FROM docs WHERE kind = ? ORDER BY seq").all(kind) as {
+        seq: number;
+        data: string;
+      }[];
+      for (const row of rows) c.load(row.seq, JSON.parse(row.data) as Doc);
+    }
+    return c as unknown as Collection<T>;
+  }
+
+  private loadAll(): void {
+    const rows = this.db.prepare("SELECT kind, seq, data FROM docs ORDER BY seq").all() as {
+      kind: string;
+      seq: number;
+      data: string;
+    }[];
+    for (const row of rows) {
+      this.seq = Math.max(this.seq, row.seq);
+      this.collections.get(row.kind)?.load(row.seq, JSON.parse(row.data) as Doc);
+    }
+  }
+
+  nextSeq(): number {
+    return ++this.seq;
+  }
+
+  /** @internal */
+  writeDoc(kind: string, uid: string, org: string | null, seq: number, doc: unknown): void {
+    this.stmts.upsert!.run(kind, uid, org, seq, JSON.stringify(doc));
+  }
+
+  /** @internal */
+  deleteDoc(kind: string, uid: string): void {
+    this.stmts.del!.run(kind, uid);
+  }
+
+  /** Runs fn in one SQL transaction (nested calls join the outer one). */
+  transaction<R>(fn: () => R): R {
+    if (this.txDepth > 0) return fn();
+    this.db.exec("BEGIN");
+    this.txDepth++;
+    try {
+      const out = fn();
+      this.txDepth--;
+      this.db.exec("COMMIT");
+      return out;
+    } catch (e) {
+      this.txDepth--;
+      this.db.exec("ROLLBACK");
+      throw e;
+    }
+  }
+
+  addEvent<T>(kind: string, subject: string, record: T, meta: Record<string, unknown> = {}): StoredEvent<T> {
+    const r = this.stmts.addEvent!.run(kind, subject, JSON.stringify(record), JSON.stringify(meta));
+    return { id: Number(r.lastInsertRowid), record, meta };
+  }
+
+  events<T>(kind: string, subject: string, afterId = 0, limit = 1_000_000): StoredEvent<T>[] {
+    const rows = this.stmts.events!.all(kind, subject, afterId, limit) as {
+      id: number;
+      data: string;
+      meta: string;
+    }[];
+    return rows.map((r) => ({
+      id: r.id,
+      record: JSON.parse(r.data) as T,
+      meta: JSON.parse(r.meta) as Record<string, unknown>,
+    }));
+  }
+
+  eventExists(kind: string, subject: string, id: number): boolean {
+    return this.stmts.eventExists!.get(kind, subject, id) !== undefined;
+  }
+
+  kvGet<T>(key: string): T | undefined {
+    const row = this.stmts.kvGet!.get(key) as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as T) : undefined;
+  }
+
+  kvSet(key: string, value: unknown): void {
+    this.stmts.kvSet!.run(key, JSON.stringify(value));
+  }
+
+  kvDelete(key: string): void {
+    this.stmts.kvDel!.run(key);
+  }
+
+  private seedCache: Seed | undefined;
+
+  /** The seed this database was initialised with. */
+  get seed(): Seed {
+    this.seedCache ??= this.kvGet<Seed>("seed");
+    if (!this.seedCache) throw new Error("store is not seeded");
+    return this.seedCache;
+  }
+
+  setSeed(seed: Seed): void {
+    this.kvSet("seed", seed);
+    this.seedCache = seed;
+  }
+
+  isSeeded(): boolean {
+    return this.seedCache !== undefined || this.kvGet("seed") !== undefined;
+  }
+
+  /** Drops everything (documents, events, key-values). */
+  wipe(): void {
+    this.transaction(() => this.db.exec("DELETE FROM docs; DELETE FROM events; DELETE FROM kv;"));
+    for (const c of this.collections.values()) c.clear();
+    this.seq = 0;
+    this.seedCache = undefined;
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+}
