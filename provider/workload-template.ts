@@ -57,6 +57,18 @@ function check(news: Props): CheckFailure[] {
   return failures;
 }
 
+/** The service never returns manifest passwords: keep the ones in state so refresh sees no change. */
+function withSecretsFrom(manifest: Props, old: Props | undefined): Props {
+  for (const key of ["vmConfig", "registryAuth"]) {
+    const was = old?.[key] as Props | undefined;
+    const now = manifest[key] as Props | undefined;
+    if (was?.password !== undefined && now && now.password === undefined)
+      manifest[key] = { ...now, password: was.password };
+    if (key === "vmConfig" && was && !now) manifest[key] = was;
+  }
+  return manifest;
+}
+
 function outputsOf(t: WorkloadTemplate, inputs: Props): Props {
   return compact({
     ...inputs,
@@ -103,7 +115,7 @@ export const workloadTemplate: ResourceModule = {
     return { id: uid, outputs: outputsOf(await templates.get(uid), inputs) };
   },
 
-  async read(ctx, id) {
+  async read(ctx, id, olds) {
     let t: WorkloadTemplate;
     try {
       t = await ctx.client.templates.get(id);
@@ -111,7 +123,7 @@ export const workloadTemplate: ResourceModule = {
       if (isGone(e)) return undefined;
       throw e;
     }
-    const manifest = fromWire<Props>(t.manifest);
+    const manifest = withSecretsFrom(fromWire<Props>(t.manifest), olds.manifest as Props | undefined);
     delete manifest.type;
     const inputs = compact({ name: t.name, description: t.description || undefined, type: t.type, manifest });
     return { id, inputs, outputs: outputsOf(t, inputs) };

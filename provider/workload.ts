@@ -22,7 +22,7 @@ import {
   type Props,
   type ResourceModule,
 } from "./resource.ts";
-import { containsUnknown } from "./unknowns.ts";
+import { knownViolations } from "./unknowns.ts";
 import { fromWire, toWire, wireFieldToProperty } from "./wire.ts";
 
 /** Inputs sent to the service on create. */
@@ -126,11 +126,11 @@ export function workloadCheck(olds: Props, news: Props): CheckFailure[] {
       reason: "readyTimeoutSec must be a positive integer number of seconds",
     });
   }
-  if (!containsUnknown(pick(news, CREATE_FIELDS))) {
-    const result = validateWorkloadCreate(createBody(news));
-    if (!result.ok) {
-      for (const v of result.violations)
-        failures.push({ property: wireFieldToProperty(v.field), reason: toInputWords(v.message) });
+  const body = createBody(news);
+  const result = validateWorkloadCreate(body);
+  if (!result.ok) {
+    for (const v of knownViolations(body, result.violations)) {
+      failures.push({ property: wireFieldToProperty(v.field), reason: toInputWords(v.message) });
     }
   }
   return failures;
@@ -265,7 +265,10 @@ export const workload: ResourceModule = {
   },
 
   diff(_id, olds, news) {
-    return diffFields(RULES, olds, news);
+    const d = diffFields(RULES, olds, news);
+    // A volume is mounted on one workload at a time: the old workload must let go of it first.
+    const mounts = (p: Props) => Array.isArray(p.volumes) && p.volumes.length > 0;
+    return { ...d, deleteBeforeReplace: d.replaces.length > 0 && (mounts(olds) || mounts(news)) };
   },
 
   async create(ctx, inputs) {

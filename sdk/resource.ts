@@ -14,17 +14,17 @@ export interface AdoptArgs {
   adoptUid?: pulumi.Input<string>;
 }
 
-/** Base class: declares outputs and marks secret inputs as secrets in state. */
+/** Base class: declares every property (so lookups by id fill them) and marks secret inputs as secrets in state. */
 export abstract class CwsResource extends pulumi.dynamic.Resource {
   constructor(
     type: string,
     name: string,
     args: object | undefined,
-    outputs: readonly string[],
+    properties: readonly string[],
     secrets: readonly string[],
     opts?: pulumi.CustomResourceOptions,
   ) {
-    const props: Record<string, unknown> = Object.fromEntries(outputs.map((k) => [k, undefined]));
+    const props: Record<string, unknown> = Object.fromEntries(properties.map((k) => [k, undefined]));
     for (const [k, v] of Object.entries(args ?? {}))
       props[k] = secrets.includes(k) && v !== undefined ? pulumi.secret(v) : v;
     const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...secrets];

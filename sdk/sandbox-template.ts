@@ -13,7 +13,11 @@ export interface SandboxTemplateArgs {
   readyTimeoutSec?: pulumi.Input<number>;
 }
 
-const OUTPUTS = [
+/** Everything a lookup (`get`) reads back: the inputs and the computed outputs. */
+const PROPERTIES = [
+  "name",
+  "displayName",
+  "description",
   "uid",
   "kind",
   "status",
@@ -39,7 +43,7 @@ export class SandboxTemplate extends CwsResource {
   declare readonly updatedAt: pulumi.Output<string>;
 
   constructor(name: string, args: SandboxTemplateArgs, opts?: pulumi.CustomResourceOptions) {
-    super("SandboxTemplate", name, args, OUTPUTS, [], opts);
+    super("SandboxTemplate", name, args, PROPERTIES, [], opts);
   }
 
   static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): SandboxTemplate {

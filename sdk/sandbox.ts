@@ -26,7 +26,18 @@ export interface SandboxArgs extends AdoptArgs {
   readyTimeoutSec?: In<number>;
 }
 
-const OUTPUTS = [
+/** Everything a lookup (`get`) reads back: the inputs and the computed outputs. */
+const PROPERTIES = [
+  "name",
+  "template",
+  "forkFrom",
+  "resourceName",
+  "projectId",
+  "sshKeys",
+  "ports",
+  "ttlSec",
+  "idleTimeoutSec",
+  "frozen",
   "uid",
   "status",
   "statusMessage",
@@ -60,7 +71,7 @@ export class Sandbox extends CwsResource {
   declare readonly updatedAt: pulumi.Output<string>;
 
   constructor(name: string, args: SandboxArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Sandbox", name, args, OUTPUTS, [], opts);
+    super("Sandbox", name, args, PROPERTIES, [], opts);
   }
 
   static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Sandbox {

@@ -7,7 +7,8 @@ export interface SshKeyArgs extends AdoptArgs {
   publicKey: pulumi.Input<string>;
 }
 
-const OUTPUTS = ["uid", "publicKeyRaw", "createdAt", "updatedAt"] as const;
+/** Everything a lookup (`get`) reads back: the inputs and the computed outputs. */
+const PROPERTIES = ["name", "publicKey", "uid", "publicKeyRaw", "createdAt", "updatedAt"] as const;
 
 /** An SSH public key that workloads and sandboxes reference by UID. */
 export class SshKey extends CwsResource {
@@ -19,7 +20,7 @@ export class SshKey extends CwsResource {
   declare readonly updatedAt: pulumi.Output<string>;
 
   constructor(name: string, args: SshKeyArgs, opts?: pulumi.CustomResourceOptions) {
-    super("SshKey", name, args, OUTPUTS, [], opts);
+    super("SshKey", name, args, PROPERTIES, [], opts);
   }
 
   static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): SshKey {

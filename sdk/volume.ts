@@ -9,7 +9,11 @@ export interface VolumeArgs extends AdoptArgs {
   resourceName: pulumi.Input<string>;
 }
 
-const OUTPUTS = [
+/** Everything a lookup (`get`) reads back: the inputs and the computed outputs. */
+const PROPERTIES = [
+  "name",
+  "sizeInMb",
+  "resourceName",
   "uid",
   "size",
   "status",
@@ -37,7 +41,7 @@ export class Volume extends CwsResource {
   declare readonly updatedAt: pulumi.Output<string>;
 
   constructor(name: string, args: VolumeArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Volume", name, args, OUTPUTS, [], opts);
+    super("Volume", name, args, PROPERTIES, [], opts);
   }
 
   static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Volume {

@@ -19,7 +19,17 @@ export interface WorkloadTemplateArgs {
   manifest: pulumi.Input<WorkloadManifest>;
 }
 
-const OUTPUTS = ["uid", "visibility", "createdAt", "updatedAt"] as const;
+/** Everything a lookup (`get`) reads back: the inputs and the computed outputs. */
+const PROPERTIES = [
+  "name",
+  "description",
+  "type",
+  "manifest",
+  "uid",
+  "visibility",
+  "createdAt",
+  "updatedAt",
+] as const;
 
 /** A reusable workload template (not a sandbox template). */
 export class WorkloadTemplate extends CwsResource {
@@ -30,7 +40,7 @@ export class WorkloadTemplate extends CwsResource {
   declare readonly updatedAt: pulumi.Output<string>;
 
   constructor(name: string, args: WorkloadTemplateArgs, opts?: pulumi.CustomResourceOptions) {
-    super("WorkloadTemplate", name, args, OUTPUTS, ["manifest"], opts);
+    super("WorkloadTemplate", name, args, PROPERTIES, ["manifest"], opts);
   }
 
   static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): WorkloadTemplate {

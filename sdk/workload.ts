@@ -66,7 +66,27 @@ export interface WorkloadArgs extends AdoptArgs {
   readyTimeoutSec?: In<number>;
 }
 
-const OUTPUTS = [
+/** Everything a lookup (`get`) reads back: the inputs and the computed outputs. */
+const PROPERTIES = [
+  "type",
+  "name",
+  "image",
+  "resourceName",
+  "region",
+  "reservationUid",
+  "envs",
+  "ports",
+  "commands",
+  "args",
+  "registryAuth",
+  "sshKeys",
+  "volumes",
+  "vmConfig",
+  "bmConfig",
+  "projectId",
+  "experiments",
+  "deploy",
+  "suspended",
   "uid",
   "status",
   "statusMessage",
@@ -115,7 +135,7 @@ export class Workload extends CwsResource {
   declare readonly updatedAt: pulumi.Output<string>;
 
   constructor(name: string, args: WorkloadArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Workload", name, args, OUTPUTS, ["registryAuth", "vmConfig"], opts);
+    super("Workload", name, args, PROPERTIES, ["registryAuth", "vmConfig"], opts);
   }
 
   /** Looks up an existing workload by UID (read-only; not managed by this stack). */

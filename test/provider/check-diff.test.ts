@@ -215,3 +215,18 @@ describe("refresh shapes what it reads like the program", () => {
     expect(drifted).toEqual({ image: "httpd", ports: [{ port: 8080 }], args: ["-x"] });
   });
 });
+
+describe("check with values unknown at preview", () => {
+  it("still reports the rules that involve only known values", () => {
+    const vm = {
+      type: "VM",
+      name: "v",
+      image: "ubuntu-22.04",
+      resourceName: "vm-standard",
+      sshKeys: [UNKNOWN],
+    };
+    expect(Workload!.check({}, vm).failures.map((f) => f.property)).toEqual(["vmConfig.password"]);
+    expect(Workload!.check({}, { ...rental, ports: UNKNOWN }).failures).toEqual([]);
+    expect(Workload!.check({}, { ...rental, name: UNKNOWN }).failures).toEqual([]);
+  });
+});
