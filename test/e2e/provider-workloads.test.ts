@@ -107,6 +107,18 @@ describe("provider: all five resource kinds", () => {
     expect(exported).toContain("ciphertext");
   });
 
+  it("stores a small provider per resource: its type name, no code and no config", async () => {
+    const state = await s.stack.exportStack();
+    const providers = (state.deployment.resources as { type: string; inputs?: { __provider?: string } }[])
+      .filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/cws:"))
+      .map((r) => r.inputs!.__provider!);
+    expect(providers).toHaveLength(6);
+    const largest = Math.max(...providers.map((p) => p.length));
+    console.log(`serialized provider: ${largest} bytes at most`);
+    expect(largest).toBeLessThan(2048);
+    for (const p of providers) expect(p).toContain('require("pulumi-cws/provider/dynamic")');
+  });
+
   it("updates a running RENTAL workload in place: same uid, new revision, running again", async () => {
     const before = (await s.stack.outputs()) as Record<string, { value: string }>;
     params.image = "nginx:1.28";
