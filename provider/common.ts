@@ -4,11 +4,13 @@ import type { Props } from "./resource.ts";
 
 export const DEFAULT_READY_TIMEOUT_SEC = 600;
 
-/** The object is not on the service (any more). */
-export const isGone = isNotFound;
-
 export function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/** How long create and update wait for the wanted state (`readyTimeoutSec` input). */
+export function readyTimeoutMs(inputs: Props): number {
+  return ((inputs.readyTimeoutSec as number | undefined) ?? DEFAULT_READY_TIMEOUT_SEC) * 1000;
 }
 
 /** The keys of `props` that are set, in `keys` order. */
@@ -23,29 +25,39 @@ export function compact(props: Props): Props {
   return Object.fromEntries(Object.entries(props).filter(([, v]) => v !== undefined && v !== null));
 }
 
-/**
- * Creates a resource at most once. A POST whose outcome is unknown (connection lost, 5xx gateway
- * error) is not repeated blindly: the collection is listed again, and a resource with the same
- * name that was not there before the attempt is taken as the one this call created.
- */
-export async function createOnce<T extends { uid: string }>(
-  existing: () => Promise<Set<string>>,
-  create: () => Promise<T>,
-  lookup: (known: Set<string>) => Promise<T | undefined>,
-): Promise<T> {
-  const before = await existing();
+/** The object, or undefined when the service no longer has it (404). */
+export async function unlessGone<T>(get: () => Promise<T>): Promise<T | undefined> {
   try {
-    return await create();
+    return await get();
   } catch (e) {
-    if (!isAmbiguous(e)) throw e;
-    const found = await lookup(before);
-    if (found) return found;
+    if (isNotFound(e)) return undefined;
     throw e;
   }
 }
 
-export async function uidsOf(items: AsyncIterable<{ uid: string }>): Promise<Set<string>> {
-  const out = new Set<string>();
-  for await (const item of items) out.add(item.uid);
-  return out;
+/** Deletes; an object that is already gone counts as deleted. */
+export async function deleteIfPresent(remove: () => Promise<unknown>): Promise<void> {
+  await unlessGone(remove);
+}
+
+/**
+ * Creates an object at most once. A POST whose outcome is unknown (connection lost after the
+ * request was sent, 500/502/504) is not repeated blindly: the collection is listed again, and an
+ * object matching the request that was not there before the attempt is taken as the one this
+ * call created.
+ */
+export async function createOnce<L extends { uid: string }, R extends { uid: string }>(
+  list: () => AsyncIterable<L>,
+  matches: (item: L) => boolean,
+  create: () => Promise<R>,
+): Promise<L | R> {
+  const before = new Set<string>();
+  for await (const item of list()) if (matches(item)) before.add(item.uid);
+  try {
+    return await create();
+  } catch (e) {
+    if (!isAmbiguous(e)) throw e;
+    for await (const item of list()) if (matches(item) && !before.has(item.uid)) return item;
+    throw e;
+  }
 }

@@ -3,7 +3,14 @@
  * files). Update: displayName, description. Replace: name, sourceSandbox.
  */
 import { PublishBody, type SandboxTemplate } from "../api/index.ts";
-import { DEFAULT_READY_TIMEOUT_SEC, compact, isGone, messageOf } from "./common.ts";
+import {
+  DEFAULT_READY_TIMEOUT_SEC,
+  compact,
+  deleteIfPresent,
+  messageOf,
+  readyTimeoutMs,
+  unlessGone,
+} from "./common.ts";
 import { diffFields, type FieldRule } from "./diff.ts";
 import { PartialStateError, type Props, type ResourceModule } from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
@@ -62,7 +69,7 @@ export const sandboxTemplate: ResourceModule = {
         description: inputs.description,
       }) as PublishBody,
     );
-    const timeoutMs = ((inputs.readyTimeoutSec as number | undefined) ?? DEFAULT_READY_TIMEOUT_SEC) * 1000;
+    const timeoutMs = readyTimeoutMs(inputs);
     try {
       await sandboxTemplates.waitForStatus(published.uid, "READY", { timeoutMs });
     } catch (e) {
@@ -77,13 +84,8 @@ export const sandboxTemplate: ResourceModule = {
   },
 
   async read(ctx, id, olds) {
-    let t: SandboxTemplate;
-    try {
-      t = await ctx.client.sandboxTemplates.get(id);
-    } catch (e) {
-      if (isGone(e)) return undefined;
-      throw e;
-    }
+    const t = await unlessGone(() => ctx.client.sandboxTemplates.get(id));
+    if (!t) return undefined;
     const inputs = compact({
       name: t.name,
       sourceSandbox: olds.sourceSandbox,
@@ -107,10 +109,6 @@ export const sandboxTemplate: ResourceModule = {
   },
 
   async delete(ctx, id) {
-    try {
-      await ctx.client.sandboxTemplates.delete(id);
-    } catch (e) {
-      if (!isGone(e)) throw e;
-    }
+    await deleteIfPresent(() => ctx.client.sandboxTemplates.delete(id));
   },
 };

@@ -14,7 +14,8 @@ import {
   type WorkloadCreate,
   type WorkloadPatch,
 } from "../api/index.ts";
-import { DEFAULT_READY_TIMEOUT_SEC, compact, createOnce, isGone, messageOf, uidsOf } from "./common.ts";
+import { DEFAULT_READY_TIMEOUT_SEC, compact, deleteIfPresent, messageOf, readyTimeoutMs } from "./common.ts";
+import { createWorkloadOnce, currentOutputs as outputsNow, liveWorkload } from "./workload-core.ts";
 import { diffFields, keepProgramShape, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
 import {
   PartialStateError,
@@ -167,10 +168,6 @@ function inputsOf(w: Workload, olds: Props): Props {
   });
 }
 
-function timeoutMs(inputs: Props): number {
-  return ((inputs.readyTimeoutSec as number | undefined) ?? DEFAULT_READY_TIMEOUT_SEC) * 1000;
-}
-
 /** Deploys if needed, waits for running, then freezes or thaws as `frozen` asks. */
 async function converge(ctx: Context, uid: string, inputs: Props): Promise<void> {
   const { workloads, sandboxes } = ctx.client;
@@ -185,8 +182,9 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
     status = "running";
   }
   if (status !== "running" && status !== "frozen") {
-    status = (await workloads.waitForStatus(uid, ["running", "frozen"], { timeoutMs: timeoutMs(inputs) }))
-      .status;
+    status = (
+      await workloads.waitForStatus(uid, ["running", "frozen"], { timeoutMs: readyTimeoutMs(inputs) })
+    ).status;
   }
   if (inputs.frozen === true && status === "running") {
     ctx.log(`freezing sandbox ${uid}`);
@@ -194,48 +192,23 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
   }
 }
 
-async function currentOutputs(ctx: Context, uid: string, inputs: Props): Promise<Props> {
-  try {
-    return outputsOf(await ctx.client.workloads.get(uid), inputs);
-  } catch {
-    return { ...inputs, uid };
-  }
-}
+const currentOutputs = (ctx: Context, uid: string, inputs: Props) => outputsNow(ctx, uid, inputs, outputsOf);
 
-async function register(ctx: Context, inputs: Props): Promise<Workload | { uid: string }> {
+async function register(ctx: Context, inputs: Props): Promise<{ uid: string }> {
   const { workloads, sandboxes } = ctx.client;
   const name = inputs.name as string;
-  const list = () => workloads.iterate({ name, type: "SANDBOX" });
   if (inputs.adoptUid) {
-    const w = await workloads.get(inputs.adoptUid as string);
-    if (w.type !== "SANDBOX" || w.state.status === "deleted")
-      throw new Error(`cannot adopt ${inputs.adoptUid}: not a live sandbox`);
+    const w = await liveWorkload(ctx, inputs.adoptUid as string);
+    if (w?.type !== "SANDBOX") throw new Error(`cannot adopt ${String(inputs.adoptUid)}: not a live sandbox`);
     return w;
   }
   if (inputs.forkFrom) {
     const parent = inputs.forkFrom as string;
     ctx.log(`forking sandbox ${parent}`);
-    return createOnce(
-      () => uidsOf(list()),
-      () =>
-        sandboxes.fork(
-          parent,
-          compact({ name, project_id: inputs.projectId, sandbox_config: sandboxConfig(inputs) }),
-        ),
-      async (before) => {
-        for await (const w of list()) if (!before.has(w.uid)) return w;
-        return undefined;
-      },
-    );
+    const body = compact({ name, project_id: inputs.projectId, sandbox_config: sandboxConfig(inputs) });
+    return createWorkloadOnce(ctx, name, "SANDBOX", () => sandboxes.fork(parent, body));
   }
-  return createOnce(
-    () => uidsOf(list()),
-    () => workloads.create(createBody(inputs)),
-    async (before) => {
-      for await (const w of list()) if (!before.has(w.uid)) return w;
-      return undefined;
-    },
-  );
+  return createWorkloadOnce(ctx, name, "SANDBOX", () => workloads.create(createBody(inputs)));
 }
 
 export const sandbox: ResourceModule = {
@@ -269,14 +242,8 @@ export const sandbox: ResourceModule = {
   },
 
   async read(ctx, id, olds) {
-    let w: Workload;
-    try {
-      w = await ctx.client.workloads.get(id);
-    } catch (e) {
-      if (isGone(e)) return undefined;
-      throw e;
-    }
-    if (w.state.status === "deleted") return undefined;
+    const w = await liveWorkload(ctx, id);
+    if (!w) return undefined;
     const inputs = keepProgramShape(RULES, olds, inputsOf(w, olds));
     return { id, inputs, outputs: outputsOf(w, inputs) };
   },
@@ -300,10 +267,6 @@ export const sandbox: ResourceModule = {
   },
 
   async delete(ctx, id) {
-    try {
-      await ctx.client.workloads.delete(id);
-    } catch (e) {
-      if (!isGone(e)) throw e;
-    }
+    await deleteIfPresent(() => ctx.client.workloads.delete(id));
   },
 };

@@ -1,6 +1,6 @@
 /** SshKey: a public key that workloads reference. Update: name. Replace: publicKey. */
 import { SshKeyCreate, type SshKey } from "../api/index.ts";
-import { compact, createOnce, isGone } from "./common.ts";
+import { compact, createOnce, deleteIfPresent, unlessGone } from "./common.ts";
 import { diffFields, type FieldRule } from "./diff.ts";
 import type { Props, ResourceModule } from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
@@ -56,31 +56,18 @@ export const sshKey: ResourceModule = {
       if (key.name !== inputs.name) key = await sshKeys.update(key.uid, { name: inputs.name as string });
     } else {
       const body = { name: inputs.name as string, ssh_key: inputs.publicKey as string };
-      const same = async (before?: Set<string>) => {
-        for await (const k of sshKeys.iterate({})) if (k.name === body.name && !before?.has(k.uid)) return k;
-        return undefined;
-      };
       key = await createOnce(
-        async () => {
-          const all = new Set<string>();
-          for await (const k of sshKeys.iterate({})) all.add(k.uid);
-          return all;
-        },
+        () => sshKeys.iterate({}),
+        (k) => k.name === body.name,
         () => sshKeys.create(body),
-        same,
       );
     }
     return { id: key.uid, outputs: outputsOf(key, inputs) };
   },
 
   async read(ctx, id, olds) {
-    let k: SshKey;
-    try {
-      k = await ctx.client.sshKeys.get(id);
-    } catch (e) {
-      if (isGone(e)) return undefined;
-      throw e;
-    }
+    const k = await unlessGone(() => ctx.client.sshKeys.get(id));
+    if (!k) return undefined;
     // Keep the program's spelling of the key when only the comment or spacing differ.
     const publicKey =
       keyIdentity(olds.publicKey) === keyIdentity(k.public_key_raw) ? olds.publicKey : k.public_key_raw;
@@ -96,10 +83,6 @@ export const sshKey: ResourceModule = {
   },
 
   async delete(ctx, id) {
-    try {
-      await ctx.client.sshKeys.delete(id);
-    } catch (e) {
-      if (!isGone(e)) throw e;
-    }
+    await deleteIfPresent(() => ctx.client.sshKeys.delete(id));
   },
 };

@@ -1,6 +1,6 @@
 /** Volume: persistent storage mounted on RENTAL workloads. Update: name. Replace: sizeInMb, resourceName. */
 import { VolumeCreate, zodViolations, type Volume } from "../api/index.ts";
-import { compact, createOnce, isGone, pick } from "./common.ts";
+import { compact, createOnce, deleteIfPresent, pick, unlessGone } from "./common.ts";
 import { diffFields, type FieldRule } from "./diff.ts";
 import type { CheckFailure, Props, ResourceModule } from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
@@ -74,16 +74,10 @@ export const volume: ResourceModule = {
       if (d.detail.name) await volumes.update(v.uid, { name: inputs.name as string });
       uid = v.uid;
     } else {
-      const named = async (before?: Set<string>) => {
-        const out: Volume[] = [];
-        for await (const v of volumes.iterate({}))
-          if (v.name === body.name && !before?.has(v.uid)) out.push(v);
-        return out;
-      };
       const created = await createOnce(
-        async () => new Set((await named()).map((v) => v.uid)),
+        () => volumes.iterate({}),
+        (v) => v.name === body.name,
         () => volumes.create(body),
-        async (before) => (await named(before))[0],
       );
       uid = created.uid;
     }
@@ -91,13 +85,8 @@ export const volume: ResourceModule = {
   },
 
   async read(ctx, id) {
-    let v: Volume;
-    try {
-      v = await ctx.client.volumes.get(id);
-    } catch (e) {
-      if (isGone(e)) return undefined;
-      throw e;
-    }
+    const v = await unlessGone(() => ctx.client.volumes.get(id));
+    if (!v) return undefined;
     if (v.deleted_by) return undefined;
     const inputs = compact({ name: v.name, sizeInMb: v.size, resourceName: v.resource_name });
     return { id, inputs, outputs: outputsOf(v, inputs) };
@@ -110,10 +99,6 @@ export const volume: ResourceModule = {
   },
 
   async delete(ctx, id) {
-    try {
-      await ctx.client.volumes.delete(id);
-    } catch (e) {
-      if (!isGone(e)) throw e;
-    }
+    await deleteIfPresent(() => ctx.client.volumes.delete(id));
   },
 };

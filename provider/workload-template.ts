@@ -4,7 +4,7 @@
  * workload create body whose type equals the template's type.
  */
 import { TemplateCreate, validateWorkloadCreate, type WorkloadTemplate } from "../api/index.ts";
-import { compact, createOnce, isGone } from "./common.ts";
+import { compact, createOnce, deleteIfPresent, unlessGone } from "./common.ts";
 import { diffFields, type FieldRule } from "./diff.ts";
 import type { CheckFailure, Props, ResourceModule } from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
@@ -98,31 +98,17 @@ export const workloadTemplate: ResourceModule = {
       type: inputs.type,
       manifest: wireManifest(inputs),
     }) as TemplateCreate;
-    const named = async (before?: Set<string>) => {
-      const out: string[] = [];
-      for await (const t of templates.iterate({ type: body.type }))
-        if (t.name === body.name && !before?.has(t.uid)) out.push(t.uid);
-      return out;
-    };
     const { uid } = await createOnce(
-      async () => new Set(await named()),
+      () => templates.iterate({ type: body.type }),
+      (t) => t.name === body.name,
       () => templates.create(body),
-      async (before) => {
-        const found = (await named(before))[0];
-        return found ? { uid: found } : undefined;
-      },
     );
     return { id: uid, outputs: outputsOf(await templates.get(uid), inputs) };
   },
 
   async read(ctx, id, olds) {
-    let t: WorkloadTemplate;
-    try {
-      t = await ctx.client.templates.get(id);
-    } catch (e) {
-      if (isGone(e)) return undefined;
-      throw e;
-    }
+    const t = await unlessGone(() => ctx.client.templates.get(id));
+    if (!t) return undefined;
     const manifest = withSecretsFrom(fromWire<Props>(t.manifest), olds.manifest as Props | undefined);
     delete manifest.type;
     const inputs = compact({ name: t.name, description: t.description || undefined, type: t.type, manifest });
@@ -143,10 +129,6 @@ export const workloadTemplate: ResourceModule = {
   },
 
   async delete(ctx, id) {
-    try {
-      await ctx.client.templates.delete(id);
-    } catch (e) {
-      if (!isGone(e)) throw e;
-    }
+    await deleteIfPresent(() => ctx.client.templates.delete(id));
   },
 };

@@ -13,7 +13,15 @@ import {
   type WorkloadPatch,
   type WorkloadStatus,
 } from "../api/index.ts";
-import { DEFAULT_READY_TIMEOUT_SEC, compact, createOnce, isGone, messageOf, pick, uidsOf } from "./common.ts";
+import {
+  DEFAULT_READY_TIMEOUT_SEC,
+  compact,
+  deleteIfPresent,
+  messageOf,
+  pick,
+  readyTimeoutMs,
+} from "./common.ts";
+import { createWorkloadOnce, currentOutputs as outputsNow, liveWorkload } from "./workload-core.ts";
 import { diffFields, keepProgramShape, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
 import {
   PartialStateError,
@@ -193,10 +201,6 @@ function inputsOf(w: Workload, olds: Props): Props {
   });
 }
 
-function timeoutMs(inputs: Props): number {
-  return ((inputs.readyTimeoutSec as number | undefined) ?? DEFAULT_READY_TIMEOUT_SEC) * 1000;
-}
-
 const DEPLOYABLE: WorkloadStatus[] = ["registered", "error", "suspended"];
 
 /** Brings the workload's lifecycle to what the inputs ask for: deployed and running, or suspended. */
@@ -211,23 +215,16 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
     status = (await workloads.deploy(uid)).state.status;
   }
   if (status !== "running") {
-    status = (await workloads.waitForStatus(uid, "running", { timeoutMs: timeoutMs(inputs) })).status;
+    status = (await workloads.waitForStatus(uid, "running", { timeoutMs: readyTimeoutMs(inputs) })).status;
   }
   if (wantSuspended) {
     ctx.log(`suspending workload ${uid}`);
     await workloads.suspend(uid);
-    await workloads.waitForStatus(uid, "suspended", { timeoutMs: timeoutMs(inputs) });
+    await workloads.waitForStatus(uid, "suspended", { timeoutMs: readyTimeoutMs(inputs) });
   }
 }
 
-/** Reads the workload for outputs, falling back to the inputs when even that fails. */
-async function currentOutputs(ctx: Context, uid: string, inputs: Props): Promise<Props> {
-  try {
-    return outputsOf(await ctx.client.workloads.get(uid), inputs);
-  } catch {
-    return { ...inputs, uid };
-  }
-}
+const currentOutputs = (ctx: Context, uid: string, inputs: Props) => outputsNow(ctx, uid, inputs, outputsOf);
 
 /** The fields of `patchFields` where `want` differs from `have`, as a PATCH body. */
 function patchBody(have: Props, want: Props): WorkloadPatch {
@@ -277,15 +274,7 @@ export const workload: ResourceModule = {
     const adoptUid = inputs.adoptUid as string | undefined;
     const created = adoptUid
       ? await adopt(ctx, adoptUid, inputs)
-      : await createOnce(
-          () => uidsOf(workloads.iterate({ name: body.name, type: body.type })),
-          () => workloads.create(body),
-          async (known) => {
-            for await (const w of workloads.iterate({ name: body.name, type: body.type }))
-              if (!known.has(w.uid)) return w;
-            return undefined;
-          },
-        );
+      : await createWorkloadOnce(ctx, body.name, body.type, () => workloads.create(body));
     const uid = created.uid;
     try {
       await converge(ctx, uid, inputs);
@@ -300,14 +289,8 @@ export const workload: ResourceModule = {
   },
 
   async read(ctx, id, olds) {
-    let w: Workload;
-    try {
-      w = await ctx.client.workloads.get(id);
-    } catch (e) {
-      if (isGone(e)) return undefined;
-      throw e;
-    }
-    if (w.state.status === "deleted") return undefined;
+    const w = await liveWorkload(ctx, id);
+    if (!w) return undefined;
     const inputs = keepProgramShape(RULES, olds, inputsOf(w, olds));
     return { id, inputs, outputs: outputsOf(w, inputs) };
   },
@@ -335,10 +318,6 @@ export const workload: ResourceModule = {
   },
 
   async delete(ctx, id) {
-    try {
-      await ctx.client.workloads.delete(id);
-    } catch (e) {
-      if (!isGone(e)) throw e;
-    }
+    await deleteIfPresent(() => ctx.client.workloads.delete(id));
   },
 };
