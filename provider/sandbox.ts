@@ -14,16 +14,10 @@ import {
   type WorkloadCreate,
   type WorkloadPatch,
 } from "../api/index.ts";
-import { DEFAULT_READY_TIMEOUT_SEC, compact, deleteIfPresent, messageOf, readyTimeoutMs } from "./common.ts";
-import { createWorkloadOnce, currentOutputs as outputsNow, liveWorkload } from "./workload-core.ts";
+import { DEFAULT_READY_TIMEOUT_SEC, compact, deleteIfPresent, readyTimeoutMs } from "./common.ts";
+import { createWorkloadOnce, liveWorkload, settle } from "./workload-core.ts";
 import { diffFields, keepProgramShape, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
-import {
-  PartialStateError,
-  type CheckFailure,
-  type Context,
-  type Props,
-  type ResourceModule,
-} from "./resource.ts";
+import { type CheckFailure, type Context, type Props, type ResourceModule } from "./resource.ts";
 import { UNKNOWN } from "./unknowns.ts";
 import { toWire, wireFieldToProperty } from "./wire.ts";
 import { toInputWords } from "./workload.ts";
@@ -192,8 +186,6 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
   }
 }
 
-const currentOutputs = (ctx: Context, uid: string, inputs: Props) => outputsNow(ctx, uid, inputs, outputsOf);
-
 async function register(ctx: Context, inputs: Props): Promise<{ uid: string }> {
   const { workloads, sandboxes } = ctx.client;
   const name = inputs.name as string;
@@ -225,20 +217,14 @@ export const sandbox: ResourceModule = {
   async create(ctx, inputs) {
     const created = await register(ctx, inputs);
     const uid = created.uid;
-    try {
+    const failure = `sandbox ${uid} was created but did not come up`;
+    const outputs = await settle(ctx, uid, inputs, outputsOf, failure, async () => {
       await converge(ctx, uid, inputs);
-      // A fork copies its parent's ports and keys; a second adopted sandbox may differ too.
-      const w = await ctx.client.workloads.get(uid);
-      const patch = patchBody(inputsOf(w, inputs), inputs);
+      // A fork copies its parent's ports and keys: bring them to what the program says.
+      const patch = patchBody(inputsOf(await ctx.client.workloads.get(uid), inputs), inputs);
       if (Object.keys(patch).length) await ctx.client.workloads.update(uid, patch);
-    } catch (e) {
-      throw new PartialStateError(
-        uid,
-        await currentOutputs(ctx, uid, inputs),
-        `sandbox ${uid} was created but did not come up: ${messageOf(e)}`,
-      );
-    }
-    return { id: uid, outputs: await currentOutputs(ctx, uid, inputs) };
+    });
+    return { id: uid, outputs };
   },
 
   async read(ctx, id, olds) {
@@ -249,21 +235,14 @@ export const sandbox: ResourceModule = {
   },
 
   async update(ctx, id, olds, news) {
-    try {
+    return settle(ctx, id, news, outputsOf, `updating sandbox ${id} failed`, async () => {
       const patch = patchBody(olds, news);
       if (Object.keys(patch).length) {
         ctx.log(`updating sandbox ${id} (${Object.keys(patch).join(", ")}) without redeploy`);
         await ctx.client.workloads.update(id, patch);
       }
       await converge(ctx, id, news);
-    } catch (e) {
-      throw new PartialStateError(
-        id,
-        await currentOutputs(ctx, id, news),
-        `updating sandbox ${id} failed: ${messageOf(e)}`,
-      );
-    }
-    return currentOutputs(ctx, id, news);
+    });
   },
 
   async delete(ctx, id) {

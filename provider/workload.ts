@@ -13,23 +13,10 @@ import {
   type WorkloadPatch,
   type WorkloadStatus,
 } from "../api/index.ts";
-import {
-  DEFAULT_READY_TIMEOUT_SEC,
-  compact,
-  deleteIfPresent,
-  messageOf,
-  pick,
-  readyTimeoutMs,
-} from "./common.ts";
-import { createWorkloadOnce, currentOutputs as outputsNow, liveWorkload } from "./workload-core.ts";
+import { DEFAULT_READY_TIMEOUT_SEC, compact, deleteIfPresent, pick, readyTimeoutMs } from "./common.ts";
+import { createWorkloadOnce, liveWorkload, settle } from "./workload-core.ts";
 import { diffFields, keepProgramShape, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
-import {
-  PartialStateError,
-  type CheckFailure,
-  type Context,
-  type Props,
-  type ResourceModule,
-} from "./resource.ts";
+import { type CheckFailure, type Context, type Props, type ResourceModule } from "./resource.ts";
 import { knownViolations } from "./unknowns.ts";
 import { fromWire, toWire, wireFieldToProperty } from "./wire.ts";
 
@@ -224,8 +211,6 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
   }
 }
 
-const currentOutputs = (ctx: Context, uid: string, inputs: Props) => outputsNow(ctx, uid, inputs, outputsOf);
-
 /** The fields of `patchFields` where `want` differs from `have`, as a PATCH body. */
 function patchBody(have: Props, want: Props): WorkloadPatch {
   const d = diffFields(RULES, have, want);
@@ -276,16 +261,11 @@ export const workload: ResourceModule = {
       ? await adopt(ctx, adoptUid, inputs)
       : await createWorkloadOnce(ctx, body.name, body.type, () => workloads.create(body));
     const uid = created.uid;
-    try {
-      await converge(ctx, uid, inputs);
-    } catch (e) {
-      throw new PartialStateError(
-        uid,
-        await currentOutputs(ctx, uid, inputs),
-        `workload ${uid} was registered but did not come up: ${messageOf(e)}`,
-      );
-    }
-    return { id: uid, outputs: await currentOutputs(ctx, uid, inputs) };
+    const failure = `workload ${uid} was registered but did not come up`;
+    return {
+      id: uid,
+      outputs: await settle(ctx, uid, inputs, outputsOf, failure, () => converge(ctx, uid, inputs)),
+    };
   },
 
   async read(ctx, id, olds) {
@@ -296,7 +276,7 @@ export const workload: ResourceModule = {
   },
 
   async update(ctx, id, olds, news) {
-    try {
+    return settle(ctx, id, news, outputsOf, `updating workload ${id} failed`, async () => {
       const patch = patchBody(olds, news);
       if (Object.keys(patch).length) {
         const status = (await ctx.client.workloads.state(id)).status;
@@ -307,14 +287,7 @@ export const workload: ResourceModule = {
         await ctx.client.workloads.update(id, patch);
       }
       await converge(ctx, id, news);
-    } catch (e) {
-      throw new PartialStateError(
-        id,
-        await currentOutputs(ctx, id, news),
-        `updating workload ${id} failed: ${messageOf(e)}`,
-      );
-    }
-    return currentOutputs(ctx, id, news);
+    });
   },
 
   async delete(ctx, id) {
