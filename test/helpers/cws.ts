@@ -5,10 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineStack, type OfflineStack } from "../../scripts/offline-stack.ts";
 import { startServer } from "../../server/index.ts";
+import { admin } from "../client/helpers.ts";
+
+export { admin };
 
 export type Server = Awaited<ReturnType<typeof startServer>>;
 
-export const ADMIN_TOKEN = "admin-token";
 export const DEMO_TOKEN = "demo-token";
 
 export async function testServer(
@@ -40,26 +42,6 @@ export async function cwsStack(
   config: ConfigMap = {},
 ): Promise<OfflineStack> {
   return offlineStack({ projectName, program, config: { ...stackConfig(server), ...config } });
-}
-
-/** A call to the server's admin surface. */
-export async function admin<T = unknown>(
-  server: Server,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<T> {
-  const res = await fetch(`${server.adminUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_TOKEN}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${await res.text()}`);
-  const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
 }
 
 export interface LiveResources {
