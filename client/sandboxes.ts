@@ -143,7 +143,9 @@ export class Sandboxes {
 
   /**
    * Opens the terminal's WebSocket (binary frames of raw PTY data) with a freshly minted ticket.
-   * Resolves once the socket is open; a refused handshake rejects with the matching `CwsApiError`.
+   * Resolves once the socket is open; frames that arrive first are held until the next macrotask, so
+   * listeners attached right after the await see them. A refused handshake rejects with the
+   * matching `CwsApiError`.
    */
   async connectTerminal(uid: string, terminalId: string, opts: ConnectOptions = {}): Promise<WebSocket> {
     const route = `${ONE}/terminals/{terminal_id}/ws`;
@@ -228,7 +230,13 @@ export class Sandboxes {
         settle(opts.signal!.reason);
       };
       opts.signal?.addEventListener("abort", onAbort, { once: true });
-      ws.once("open", () => settle(undefined));
+      ws.once("open", () => {
+        // The server may speak first (RFB greeting, shell prompt): hold incoming frames until the
+        // caller, resumed by this promise, has attached its listeners.
+        ws.pause();
+        settle(undefined);
+        setImmediate(() => ws.resume());
+      });
       ws.once("unexpected-response", (req, res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));

@@ -2,6 +2,7 @@ import type { ServerContext } from "../context.ts";
 import { registerAdminRoutes } from "./admin.ts";
 import { registerMetaRoutes } from "./meta.ts";
 import { registerSandboxTemplateRoutes } from "./sandbox-templates.ts";
+import { registerSandboxRoutes } from "./sandboxes.ts";
 import { registerSshKeyRoutes } from "./ssh-keys.ts";
 import { registerTemplateRoutes } from "./templates.ts";
 import { registerVolumeRoutes } from "./volumes.ts";
@@ -15,6 +16,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   registerMetaRoutes,
   registerWorkloadRoutes,
   registerSandboxTemplateRoutes,
+  registerSandboxRoutes,
   registerTemplateRoutes,
   registerVolumeRoutes,
   registerSshKeyRoutes,

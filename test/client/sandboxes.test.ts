@@ -7,7 +7,6 @@ import {
   CwsClient,
   CwsConflictError,
   CwsNotFoundError,
-  CwsServerError,
   CwsValidationError,
   hasReason,
 } from "../../client/index.ts";
@@ -19,27 +18,13 @@ let seq = 0;
 const uniq = (p: string) => `${p}-${++seq}`;
 const READY = { timeoutMs: 30_000 };
 
-/**
- * What the server offers for sandboxes: "full" (routes and runtime), "no-runtime" (routes, but
- * deploy answers 503 WORKLOAD_SANDBOX_NO_CAPACITY) or "no-routes" (sandbox routes not mounted).
- * Without a runtime the tests that need a running sandbox assert the refusal instead, so nothing
- * is skipped silently.
- */
-type Mode = "full" | "no-runtime" | "no-routes";
-let mode: Mode;
 /** A registered, never deployed sandbox. */
 let idle: string;
 
-/** Expects `op` (on an undeployed sandbox) to be refused: 409 with sandbox routes, 404 ROUTE_NOT_FOUND without. */
+/** Expects `op` (on an undeployed sandbox) to be refused with 409 WORKLOAD_SANDBOX_NOT_DEPLOYED. */
 async function refusedUndeployed(op: () => Promise<unknown>, what = "operation"): Promise<CwsApiError> {
-  const e = await rejection(op(), CwsApiError);
-  // Without the sandbox module only the generic workload routes (e.g. POST .../exec) answer.
-  if (mode === "no-routes" && e instanceof CwsNotFoundError) {
-    expect(e.reason, what).toBe("ROUTE_NOT_FOUND");
-    return e;
-  }
-  expect(e, what).toBeInstanceOf(CwsConflictError);
-  expect(e.reason, what).toMatch(/^WORKLOAD_SANDBOX_(NOT_DEPLOYED|INVALID_STATE|UNAVAILABLE)$/);
+  const e = await rejection(op(), CwsConflictError);
+  expect(e.reason, what).toBe("WORKLOAD_SANDBOX_NOT_DEPLOYED");
   return e;
 }
 
@@ -72,37 +57,21 @@ beforeAll(async () => {
   server = await startTestServer({ provisionDelayMs: 10 });
   client = testClient(server, { timeoutMs: 20_000 });
   idle = await sandbox(undefined, false);
-  const probe = await client.sandboxes.desktop(idle).catch((e: unknown) => e);
-  const routes = !hasReason(probe, "ROUTE_NOT_FOUND");
-  const w = await client.workloads.create({
-    type: "SANDBOX",
-    name: uniq("probe"),
-    image: "tpl-ubuntu-headless",
-  });
-  const deployed = await client.workloads.deploy(w.uid, { maxRetries: 0 }).catch((e: unknown) => e);
-  const runtime = !(deployed instanceof CwsServerError && deployed.status === 503);
-  mode = !routes ? "no-routes" : !runtime ? "no-runtime" : "full";
-  if (mode !== "full")
-    console.warn(`sandbox tests: server mode ${mode}; runtime operations are checked for their refusal`);
 });
 
 describe("deploy", () => {
-  it("reaches running with a runtime, or is refused with 503 WORKLOAD_SANDBOX_NO_CAPACITY without one", async () => {
+  it("reaches running", async () => {
     const w = await client.workloads.create({
       type: "SANDBOX",
       name: uniq("dep"),
       image: "tpl-ubuntu-headless",
     });
-    if (mode === "full") {
-      await client.workloads.deploy(w.uid);
-      expect((await client.workloads.waitForStatus(w.uid, "running", READY)).status).toBe("running");
-    } else {
-      const e = await rejection(client.workloads.deploy(w.uid, { maxRetries: 0 }), CwsServerError);
-      expect(e.status).toBe(503);
-      expect(e.reason).toBe("WORKLOAD_SANDBOX_NO_CAPACITY");
-    }
+    const op = await client.workloads.deploy(w.uid);
+    expect(op.state.status).toBe("provisioning");
+    expect((await client.workloads.waitForStatus(w.uid, "running", READY)).status).toBe("running");
   });
 });
+
 afterAll(async () => {
   await client?.close();
   await server?.stop();
@@ -120,6 +89,10 @@ describe("a sandbox that is not deployed", () => {
       ["thaw", () => client.sandboxes.thaw(uid)],
       ["fork", () => client.sandboxes.fork(uid)],
       ["publish", () => client.sandboxes.publish(uid, { name: "never" })],
+      ["createTicket", () => client.sandboxes.createTicket(uid)],
+      ["listTerminals", () => client.sandboxes.listTerminals(uid)],
+      ["desktop", () => client.sandboxes.desktop(uid)],
+      ["connectTerminal", () => client.sandboxes.connectTerminal(uid, "term-1")],
     ];
     for (const [what, op] of ops) await refusedUndeployed(op, what);
   });
@@ -143,14 +116,10 @@ describe("a sandbox that is not deployed", () => {
 describe("a running sandbox", () => {
   let uid: string;
   beforeAll(async () => {
-    if (mode === "full") uid = await sandbox();
+    uid = await sandbox();
   });
 
   it("exec returns stdout, stderr and the exit code; sends X-Deployment-Type", async () => {
-    if (mode !== "full")
-      return void (await refusedUndeployed(() =>
-        client.sandboxes.exec(idle, { cmd: "true" }, { deploymentType: "master" }),
-      ));
     const r = await client.sandboxes.exec(
       uid,
       { cmd: "echo out; echo err >&2; exit 3", timeout_sec: 30 },
@@ -161,10 +130,6 @@ describe("a running sandbox", () => {
   });
 
   it("writeFile then readFile round-trips bytes and text", async () => {
-    if (mode !== "full")
-      return void (await refusedUndeployed(() =>
-        client.sandboxes.writeFile(idle, "/tmp/bin.dat", Buffer.from([0])),
-      ));
     const bytes = Buffer.from([0, 1, 2, 250, 255, 10]);
     await client.sandboxes.writeFile(uid, "/tmp/bin.dat", bytes);
     expect(await client.sandboxes.readFile(uid, "/tmp/bin.dat")).toEqual(bytes);
@@ -176,8 +141,6 @@ describe("a running sandbox", () => {
   });
 
   it("createTicket mints tickets; a bad ttl is CwsValidationError", async () => {
-    if (mode !== "full")
-      return void (await refusedUndeployed(() => client.sandboxes.createTicket(idle, { ttl_sec: 30 })));
     const t = await client.sandboxes.createTicket(uid, { ttl_sec: 30 });
     expect(t.ticket).toBeTruthy();
     expect(Date.parse(t.expires_at)).toBeGreaterThan(Date.now());
@@ -186,10 +149,6 @@ describe("a running sandbox", () => {
   });
 
   it("terminals: create, list, connect over WebSocket, delete", async () => {
-    if (mode !== "full")
-      return void (await refusedUndeployed(() =>
-        client.sandboxes.createTerminal(idle, { cols: 100, rows: 30 }),
-      ));
     const term = await client.sandboxes.createTerminal(uid, { cols: 100, rows: 30 });
     expect(term.exited).toBe(false);
     expect((await client.sandboxes.listTerminals(uid)).map((t) => t.id)).toContain(term.id);
@@ -205,30 +164,31 @@ describe("a running sandbox", () => {
   });
 
   it("connectTerminal to an unknown terminal rejects with the handshake's API error", async () => {
-    if (mode !== "full")
-      return void (await refusedUndeployed(() => client.sandboxes.connectTerminal(idle, "no-such-terminal")));
     const e = await client.sandboxes.connectTerminal(uid, "no-such-terminal").catch((x: unknown) => x);
     expect(e).toBeInstanceOf(CwsNotFoundError);
     expect((e as CwsNotFoundError).route).toBe("GET /orgs/{org}/workloads/{uid}/terminals/{terminal_id}/ws");
   });
 
   it("a headless sandbox has no desktop", async () => {
-    if (mode !== "full") return void (await refusedUndeployed(() => client.sandboxes.connectDesktop(idle)));
     expect(await client.sandboxes.desktop(uid)).toEqual({ available: false });
     const e = await rejection(client.sandboxes.connectDesktop(uid), CwsNotFoundError);
     expect(hasReason(e, "WORKLOAD_SANDBOX_NO_DESKTOP")).toBe(true);
   });
 
   it("attachSshKey installs a key in a deployed sandbox", async () => {
-    const target = mode === "full" ? uid : idle;
-    const k = await client.sshKeys.create({ name: uniq("sbkey"), ssh_key: sshKey(4242) });
-    await client.workloads.attachSshKey(target, k.uid);
-    expect((await client.workloads.get(target)).ssh_keys).toContain(k.uid);
-    await client.workloads.detachSshKey(target, k.uid);
+    const key = sshKey(4242);
+    const k = await client.sshKeys.create({ name: uniq("sbkey"), ssh_key: key });
+    const authorized = async () =>
+      (await client.sandboxes.exec(uid, { cmd: "cat /root/.ssh/authorized_keys 2>/dev/null || true" }))
+        .stdout;
+    await client.workloads.attachSshKey(uid, k.uid);
+    expect((await client.workloads.get(uid)).ssh_keys).toContain(k.uid);
+    expect(await authorized()).toContain(key);
+    await client.workloads.detachSshKey(uid, k.uid);
+    expect(await authorized()).not.toContain(key);
   });
 
   it("freeze keeps files, thaw resumes", async () => {
-    if (mode !== "full") return void (await refusedUndeployed(() => client.sandboxes.freeze(idle)));
     await client.sandboxes.writeFile(uid, "/tmp/kept.txt", "still here");
     await client.sandboxes.freeze(uid);
     expect((await client.workloads.state(uid)).status).toBe("frozen");
@@ -239,8 +199,6 @@ describe("a running sandbox", () => {
   });
 
   it("fork creates and deploys a child with the parent's files", async () => {
-    if (mode !== "full")
-      return void (await refusedUndeployed(() => client.sandboxes.fork(idle, { name: uniq("child") })));
     await client.sandboxes.writeFile(uid, "/tmp/inherited.txt", "from parent");
     const child = await client.sandboxes.fork(uid, { name: uniq("child") });
     expect(child.uid).not.toBe(uid);
@@ -251,8 +209,6 @@ describe("a running sandbox", () => {
   });
 
   it("publish makes a USER template that becomes READY, can be edited and deleted", async () => {
-    if (mode !== "full")
-      return void (await refusedUndeployed(() => client.sandboxes.publish(idle, { name: uniq("my-env") })));
     const name = uniq("my-env");
     const t = await client.sandboxes.publish(uid, { name, display_name: "My env", description: "published" });
     expect(t).toMatchObject({ kind: "USER", name });
@@ -268,12 +224,6 @@ describe("a running sandbox", () => {
 
 describe("a desktop sandbox", () => {
   it("reports the desktop and connectDesktop opens its WebSocket", async () => {
-    if (mode !== "full") {
-      if (mode === "no-routes")
-        return void (await refusedUndeployed(() => client.sandboxes.connectDesktop(idle)));
-      // the desktop endpoint itself works without a runtime: it reports availability
-      return void expect(["boolean"]).toContain(typeof (await client.sandboxes.desktop(idle)).available);
-    }
     const uid = await sandbox("tpl-ubuntu-desktop");
     const d = await client.sandboxes.desktop(uid);
     expect(d.available).toBe(true);

@@ -32,7 +32,13 @@ describe("examples deploy and destroy cleanly", () => {
         expect(refresh.summary.resourceChanges).toEqual({ same: resources + 1 });
         await s.stack.destroy();
         const live = await liveResources(server);
-        expect(live).toEqual({ workloads: [], volumes: [], ssh_keys: [], templates: [], sandbox_templates: [] });
+        expect(live).toEqual({
+          workloads: [],
+          volumes: [],
+          ssh_keys: [],
+          templates: [],
+          sandbox_templates: [],
+        });
       } finally {
         await s.cleanup();
       }

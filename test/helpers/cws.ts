@@ -1,9 +1,11 @@
 /** End-to-end helpers: an embedded reference server and Pulumi stacks pointed at it. */
 import type { ConfigMap, PulumiFn } from "@pulumi/pulumi/automation/index.js";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineStack, type OfflineStack } from "../../scripts/offline-stack.ts";
+import { pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
 import { startServer } from "../../server/index.ts";
 import { admin } from "../client/helpers.ts";
 
@@ -75,4 +77,18 @@ export async function api<T = unknown>(
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** `pulumi stack export` as a user runs it (no --show-secrets), and every file of the backend. */
+export function stateAsStored(s: OfflineStack): { exported: string; files: string } {
+  const exported = execFileSync(join(pulumiRoot(), "bin", "pulumi"), ["stack", "export", "--stack", "dev"], {
+    cwd: join(s.dir, "project"),
+    env: { ...process.env, ...s.env },
+    encoding: "utf8",
+  });
+  const files = readdirSync(join(s.dir, "state"), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => readFileSync(join(e.parentPath, e.name), "utf8"))
+    .join("\n");
+  return { exported, files };
 }
