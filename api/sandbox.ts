@@ -7,6 +7,15 @@ export const DEPLOYMENT_TYPES = ["master", "shadow"] as const;
 export const DeploymentType = z.enum(DEPLOYMENT_TYPES);
 export type DeploymentType = z.infer<typeof DeploymentType>;
 
+/** A sandbox template display name (publish and PATCH). */
+const DisplayName = z
+  .string()
+  .max(
+    LIMITS.templateDisplayNameMax,
+    `display_name must be at most ${LIMITS.templateDisplayNameMax} characters`,
+  )
+  .optional();
+
 export const ForkBody = z.strictObject({
   name: z.string().optional(),
   project_id: z.string().optional(),
@@ -21,13 +30,7 @@ export const PublishBody = z.strictObject({
       /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
       "name must be 1-64 characters of letters, digits, dots, underscores and hyphens, starting with a letter or digit",
     ),
-  display_name: z
-    .string()
-    .max(
-      LIMITS.templateDisplayNameMax,
-      `display_name must be at most ${LIMITS.templateDisplayNameMax} characters`,
-    )
-    .optional(),
+  display_name: DisplayName,
   description: z.string().optional(),
 });
 export type PublishBody = z.infer<typeof PublishBody>;
@@ -135,13 +138,7 @@ export type SandboxTemplateQuery = z.infer<typeof SandboxTemplateQuery>;
 
 export const SandboxTemplatePatch = z
   .strictObject({
-    display_name: z
-      .string()
-      .max(
-        LIMITS.templateDisplayNameMax,
-        `display_name must be at most ${LIMITS.templateDisplayNameMax} characters`,
-      )
-      .optional(),
+    display_name: DisplayName,
     description: z.string().optional(),
   })
   .refine(

@@ -20,27 +20,6 @@ import { type CheckFailure, type Context, type Props, type ResourceModule } from
 import { knownViolations } from "./unknowns.ts";
 import { fromWire, toWire, wireFieldToProperty } from "./wire.ts";
 
-/** Inputs sent to the service on create. */
-const CREATE_FIELDS = [
-  "type",
-  "name",
-  "image",
-  "resourceName",
-  "region",
-  "reservationUid",
-  "envs",
-  "ports",
-  "commands",
-  "args",
-  "registryAuth",
-  "sshKeys",
-  "volumes",
-  "vmConfig",
-  "bmConfig",
-  "projectId",
-  "experiments",
-] as const;
-
 /** Inputs a PATCH can change. */
 const PATCH_FIELDS = [
   "name",
@@ -54,6 +33,26 @@ const PATCH_FIELDS = [
   "volumes",
   "projectId",
   "experiments",
+] as const;
+
+/** Inputs sent to the service on create: the patchable ones and those fixed at creation. */
+const CREATE_FIELDS = [
+  ...PATCH_FIELDS,
+  "type",
+  "resourceName",
+  "region",
+  "reservationUid",
+  "vmConfig",
+  "bmConfig",
+] as const;
+
+/** Every input of a Workload: what the service stores, and the provider's lifecycle switches. */
+export const WORKLOAD_INPUTS = [
+  ...CREATE_FIELDS,
+  "deploy",
+  "suspended",
+  "readyTimeoutSec",
+  "adoptUid",
 ] as const;
 
 const volumesNormaliser = (v: unknown) =>

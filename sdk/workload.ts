@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { WORKLOAD_INPUTS } from "../provider/workload.ts";
 import { CwsResource, type AdoptArgs } from "./resource.ts";
 
 type In<T> = pulumi.Input<T>;
@@ -68,25 +69,7 @@ export interface WorkloadArgs extends AdoptArgs {
 
 /** Everything a lookup (`get`) reads back: the inputs and the computed outputs. */
 const PROPERTIES = [
-  "type",
-  "name",
-  "image",
-  "resourceName",
-  "region",
-  "reservationUid",
-  "envs",
-  "ports",
-  "commands",
-  "args",
-  "registryAuth",
-  "sshKeys",
-  "volumes",
-  "vmConfig",
-  "bmConfig",
-  "projectId",
-  "experiments",
-  "deploy",
-  "suspended",
+  ...WORKLOAD_INPUTS,
   "uid",
   "status",
   "statusMessage",

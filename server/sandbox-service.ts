@@ -5,7 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { ServerContext } from "./context.ts";
 import { ApiError } from "./http/errors.ts";
-import { NEXT, type Handler } from "./http/router.ts";
+import { NEXT, type Handler, type RequestContext } from "./http/router.ts";
 import type { SandboxTemplateRecord, WorkloadRecord } from "./records.ts";
 import { bubblewrapStatus, SandboxError, SandboxRuntime } from "./sandbox/runtime.ts";
 
@@ -176,6 +176,11 @@ export class SandboxService {
    * 409 WORKLOAD_SANDBOX_UNAVAILABLE (still provisioning), 404 WORKLOAD_SANDBOX_TARGET_NOT_FOUND
    * (no runtime in the request's pool), 409 WORKLOAD_SANDBOX_INVALID_STATE (frozen, when it must run).
    */
+  /** The target of a request on `.../workloads/:uid/...`, in the pool its header selects. */
+  targetOf(rc: RequestContext, action: string, need: Need): Target {
+    return this.target(rc.org, rc.params.uid!, this.poolOf(rc.deploymentType), action, need);
+  }
+
   target(org: string, uid: string, pool: Pool, action: string, need: Need): Target {
     const w = this.sandboxWorkload(org, uid, action);
     const deployed = w.status === "running" || w.status === "frozen";

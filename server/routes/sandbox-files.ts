@@ -82,7 +82,7 @@ export function registerSandboxFileRoutes(ctx: ServerContext, svc: SandboxServic
   router.get(
     FILES,
     svc.route(async (rc) => {
-      const t = svc.target(rc.org, rc.params.uid!, svc.poolOf(rc.deploymentType), "read files of", "running");
+      const t = svc.targetOf(rc, "read files of", "running");
       for (const k of rc.query.keys())
         if (k !== "path")
           throw new ApiError("INVALID_QUERY", `unknown query parameter ${k} (files takes path)`);
@@ -124,13 +124,7 @@ export function registerSandboxFileRoutes(ctx: ServerContext, svc: SandboxServic
   router.put(
     FILES,
     svc.route(async (rc) => {
-      const t = svc.target(
-        rc.org,
-        rc.params.uid!,
-        svc.poolOf(rc.deploymentType),
-        "write files of",
-        "running",
-      );
+      const t = svc.targetOf(rc, "write files of", "running");
       const { path, data } = await readFileBody(rc);
       await svc.busy(t, () => t.rt.writeFile(t.live.id, path, data), "file");
       return { status: 204 };

@@ -36,7 +36,7 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
   router.post(
     `${W}/freeze`,
     svc.route(async (rc) => {
-      const t = svc.target(rc.org, rc.params.uid!, svc.poolOf(rc.deploymentType), "freeze", "deployed");
+      const t = svc.targetOf(rc, "freeze", "deployed");
       await svc.freeze(t);
       return { status: 200, body: workloadOperation(lc, t.w) };
     }),
@@ -45,7 +45,7 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
   router.post(
     `${W}/thaw`,
     svc.route(async (rc) => {
-      const t = svc.target(rc.org, rc.params.uid!, svc.poolOf(rc.deploymentType), "thaw", "deployed");
+      const t = svc.targetOf(rc, "thaw", "deployed");
       await svc.thaw(t);
       return { status: 200, body: workloadOperation(lc, t.w) };
     }),
@@ -96,7 +96,7 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
   router.post(
     `${W}/publish`,
     svc.route(async (rc) => {
-      const t = svc.target(rc.org, rc.params.uid!, svc.poolOf(rc.deploymentType), "publish", "running");
+      const t = svc.targetOf(rc, "publish", "running");
       const body = await parseBody(rc, PublishBody, { reason: "SANDBOX_TEMPLATE_INVALID" });
       const src = svc.template(t.w);
       const now = lc.now();

@@ -81,13 +81,7 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
   router.get(
     `${W}/terminals`,
     svc.route((rc) => {
-      const t = svc.target(
-        rc.org,
-        rc.params.uid!,
-        svc.poolOf(rc.deploymentType),
-        "list terminals of",
-        "deployed",
-      );
+      const t = svc.targetOf(rc, "list terminals of", "deployed");
       try {
         return { status: 200, body: t.rt.listTerminals(t.live.id) };
       } catch (e) {
@@ -99,13 +93,7 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
   router.post(
     `${W}/terminals`,
     svc.route(async (rc) => {
-      const t = svc.target(
-        rc.org,
-        rc.params.uid!,
-        svc.poolOf(rc.deploymentType),
-        "open a terminal in",
-        "running",
-      );
+      const t = svc.targetOf(rc, "open a terminal in", "running");
       const body = await intFields(
         rc,
         ["cols", "rows"],
@@ -135,13 +123,7 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
           "INVALID_PATH",
           `terminal_id must be 1-${LIMITS.terminalIdMax} letters, digits, dots, underscores or hyphens`,
         );
-      const t = svc.target(
-        rc.org,
-        rc.params.uid!,
-        svc.poolOf(rc.deploymentType),
-        "close a terminal of",
-        "running",
-      );
+      const t = svc.targetOf(rc, "close a terminal of", "running");
       try {
         t.rt.closeTerminal(t.live.id, id);
       } catch (e) {
@@ -154,13 +136,7 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
   router.get(
     `${W}/desktop`,
     svc.route((rc) => {
-      const t = svc.target(
-        rc.org,
-        rc.params.uid!,
-        svc.poolOf(rc.deploymentType),
-        "describe the desktop of",
-        "present",
-      );
+      const t = svc.targetOf(rc, "describe the desktop of", "present");
       if (!t.live.desktop) return { status: 200, body: { available: false } };
       let listening = false;
       try {
