@@ -32,7 +32,8 @@ const RULES: Record<string, FieldRule> = {
   ports: { kind: "update", normalise: portsNormaliser(false) },
   ttlSec: { kind: "update", normalise: (v) => v || undefined },
   idleTimeoutSec: { kind: "update", normalise: (v) => v || undefined },
-  frozen: { kind: "update", default: false },
+  // Unset: not managed, so a pause by the idle timeout is not undone. false: kept running.
+  frozen: { kind: "update" },
   readyTimeoutSec: { kind: "update", default: DEFAULT_READY_TIMEOUT_SEC },
 };
 
@@ -170,7 +171,7 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
     ctx.log(`deploying sandbox ${uid}`);
     status = (await workloads.deploy(uid)).state.status;
   }
-  if (status === "frozen" && inputs.frozen !== true) {
+  if (status === "frozen" && inputs.frozen === false) {
     ctx.log(`thawing sandbox ${uid}`);
     await sandboxes.thaw(uid);
     status = "running";

@@ -20,7 +20,10 @@ export interface SandboxArgs extends AdoptArgs {
   ttlSec?: In<number>;
   /** Pause the sandbox after this many idle seconds (0 or unset: never). Smaller than ttlSec. */
   idleTimeoutSec?: In<number>;
-  /** true freezes the sandbox (processes stopped, files kept); false thaws it. */
+  /**
+   * true freezes the sandbox (processes stopped, files kept); false thaws it and keeps it running;
+   * unset leaves it to the service (the idle timeout may pause it).
+   */
   frozen?: In<boolean>;
   /** How long create waits for running (default 600 s). */
   readyTimeoutSec?: In<number>;

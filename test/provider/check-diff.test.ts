@@ -124,6 +124,11 @@ describe("Sandbox", () => {
       replaces: [],
     });
     expect(Sandbox!.diff("s", sb, { ...sb, frozen: true }).detail).toEqual({ frozen: "update" });
+    // Paused by its idle timeout (seen at refresh): not undone unless the program says frozen: false.
+    expect(Sandbox!.diff("s", { ...sb, frozen: true }, sb).changes).toBe(false);
+    expect(Sandbox!.diff("s", { ...sb, frozen: true }, { ...sb, frozen: false }).detail).toEqual({
+      frozen: "update",
+    });
     expect(Sandbox!.diff("s", sb, { ...sb, template: "tpl-2" }).replaces).toEqual(["template"]);
     expect(
       Sandbox!.diff("s", { ...sb, ports: [{ port: 8000, protocol: "TCP" }], frozen: false }, sb).changes,
