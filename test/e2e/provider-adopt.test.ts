@@ -120,6 +120,33 @@ describe("provider: adoption, lookups, failures", () => {
     expect((await liveResources(server)).workloads.filter((w) => w.name === "flaky")).toEqual([]);
   });
 
+  it("fails fast with the service's reason when a deploy is refused, keeping the workload", async () => {
+    await admin(server, "POST", "/orgs/demo/credits", { balance: 0 });
+    const s = await stack("no-credits", async () => {
+      const w = new Workload("broke", {
+        type: "RENTAL",
+        name: "broke",
+        image: "nginx:1.27",
+        resourceName: "gpu-rental-small",
+      });
+      return { uid: w.uid, status: w.status };
+    });
+    const failed = await s.stack.up().then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(failed?.message).toContain("WORKLOAD_INSUFFICIENT_CREDITS");
+    // Refused at once, not after waiting out the readiness timeout (600 s, beyond this test's time).
+    expect(failed?.message).not.toMatch(/timed out/i);
+    const broke = (await liveResources(server)).workloads.filter((w) => w.name === "broke");
+    expect(broke.map((w) => w.state?.status)).toEqual(["registered"]);
+    expect(JSON.stringify(await s.stack.exportStack())).toContain(broke[0]!.uid);
+
+    await admin(server, "POST", "/orgs/demo/credits", { balance: 1000 });
+    expect((await s.stack.up()).outputs.status.value).toBe("running");
+    await s.stack.destroy();
+  });
+
   it("fails at preview on invalid input, naming the property, and creates nothing", async () => {
     const before = await liveResources(server);
     let withKey = true;
