@@ -62,7 +62,6 @@ export async function offlineStack(opts: OfflineStackOptions): Promise<OfflineSt
     PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "false",
     // The engine starts plugins with `node` from PATH: put this Node (>= 22) first.
     PATH: [dirname(process.execPath), join(pulumiRoot(), "bin"), process.env.PATH ?? ""].join(delimiter),
     ...opts.env,
