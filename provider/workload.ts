@@ -210,7 +210,7 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
   }
 }
 
-/** The fields of `patchFields` where `want` differs from `have`, as a PATCH body. */
+/** A PATCH body holding the updatable fields where `want` differs from `have`. */
 function patchBody(have: Props, want: Props): WorkloadPatch {
   const d = diffFields(RULES, have, want);
   const changed = PATCH_FIELDS.filter((k) => d.detail[k]);
