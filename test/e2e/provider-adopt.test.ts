@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SshKey, Volume, Workload } from "../../sdk/index.ts";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
-import { admin, api, cwsStack, liveResources, testServer, type Server } from "../helpers/cws.ts";
+import { admin, api, cwsStack, failureOf, liveResources, type Server, testServer } from "../helpers/cws.ts";
 
 const PUBLIC_KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx adopt@cws";
@@ -101,10 +101,7 @@ describe("provider: adoption, lookups, failures", () => {
       });
       return { uid: w.uid, status: w.status };
     });
-    const failed = await s.stack.up().then(
-      () => undefined,
-      (e: Error) => e,
-    );
+    const failed = await failureOf(s.stack.up());
     expect(failed?.message).toContain("image pull failed: manifest unknown");
     const state = JSON.stringify(await s.stack.exportStack());
     const flaky = (await liveResources(server)).workloads.filter((w) => w.name === "flaky");
@@ -131,10 +128,7 @@ describe("provider: adoption, lookups, failures", () => {
       });
       return { uid: w.uid, status: w.status };
     });
-    const failed = await s.stack.up().then(
-      () => undefined,
-      (e: Error) => e,
-    );
+    const failed = await failureOf(s.stack.up());
     expect(failed?.message).toContain("WORKLOAD_INSUFFICIENT_CREDITS");
     // Refused at once, not after waiting out the readiness timeout (600 s, beyond this test's time).
     expect(failed?.message).not.toMatch(/timed out/i);
@@ -161,19 +155,13 @@ describe("provider: adoption, lookups, failures", () => {
       });
       return { uid: w.uid };
     });
-    const err = await s.stack.preview().then(
-      () => undefined,
-      (e: Error) => e,
-    );
+    const err = await failureOf(s.stack.preview());
     expect(err?.message).toContain("vmConfig.password");
     expect(err?.message).toContain("required for VM workloads");
     expect(await liveResources(server)).toEqual(before);
 
     withKey = false;
-    const upErr = await s.stack.up().then(
-      () => undefined,
-      (e: Error) => e,
-    );
+    const upErr = await failureOf(s.stack.up());
     expect(upErr?.message).toContain("vmConfig.password");
     expect(await liveResources(server)).toEqual(before);
   });

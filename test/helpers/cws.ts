@@ -92,3 +92,11 @@ export function stateAsStored(s: OfflineStack): { exported: string; files: strin
     .join("\n");
   return { exported, files };
 }
+
+/** The error a promise rejects with, or undefined when it resolves. */
+export function failureOf(p: Promise<unknown>): Promise<Error | undefined> {
+  return p.then(
+    () => undefined,
+    (e: Error) => e,
+  );
+}
