@@ -21,6 +21,21 @@ export class CwsError extends Error {
   override name = "CwsError";
 }
 
+/** An error about one request: where it went. */
+export class CwsRequestError extends CwsError {
+  override name = "CwsRequestError";
+  readonly method: string;
+  readonly route: string;
+  readonly path: string;
+
+  constructor(message: string, info: RequestInfo, options?: ErrorOptions) {
+    super(message, options);
+    this.method = info.method;
+    this.route = info.route;
+    this.path = info.path;
+  }
+}
+
 export interface ApiErrorInit extends RequestInfo {
   status: number;
   reason?: string;
@@ -30,7 +45,7 @@ export interface ApiErrorInit extends RequestInfo {
 }
 
 /** The service answered with a non-2xx status. */
-export class CwsApiError extends CwsError {
+export class CwsApiError extends CwsRequestError {
   override name = "CwsApiError";
   /** HTTP status code. */
   readonly status: number;
@@ -38,22 +53,16 @@ export class CwsApiError extends CwsError {
   readonly reason: Reason | (string & {});
   /** The service's own message (without the status/route decoration of `message`). */
   readonly serviceMessage: string;
-  readonly method: string;
-  readonly route: string;
-  readonly path: string;
   /** Value of the `x-request-id` response header, when the service sent one. */
   readonly requestId: string | undefined;
 
   constructor(init: ApiErrorInit) {
     const reason = init.reason || "UNKNOWN";
     const text = init.message || `HTTP ${init.status}`;
-    super(`${init.status} ${reason}: ${text} (${init.method} ${init.path})`);
+    super(`${init.status} ${reason}: ${text} (${init.method} ${init.path})`, init);
     this.status = init.status;
     this.reason = reason;
     this.serviceMessage = text;
-    this.method = init.method;
-    this.route = init.route;
-    this.path = init.path;
     this.requestId = init.requestId;
   }
 }
@@ -118,11 +127,8 @@ export interface ConnectionErrorInit extends RequestInfo {
 }
 
 /** No HTTP response: the connection failed, was reset, or the client is closed. */
-export class CwsConnectionError extends CwsError {
+export class CwsConnectionError extends CwsRequestError {
   override name = "CwsConnectionError";
-  readonly method: string;
-  readonly route: string;
-  readonly path: string;
   readonly code: string | undefined;
   /** Whether the service may have received (and acted on) the request. */
   readonly sent: boolean;
@@ -130,11 +136,9 @@ export class CwsConnectionError extends CwsError {
   constructor(init: ConnectionErrorInit) {
     super(
       `${init.message} (${init.method} ${init.path})`,
+      init,
       init.cause === undefined ? undefined : { cause: init.cause },
     );
-    this.method = init.method;
-    this.route = init.route;
-    this.path = init.path;
     this.code = init.code;
     this.sent = init.sent;
   }
@@ -156,19 +160,16 @@ export class CwsTimeoutError extends CwsConnectionError {
 }
 
 /** A 2xx response whose body does not match the contract (not JSON, or a field of the wrong shape). */
-export class CwsInvalidResponseError extends CwsError {
+export class CwsInvalidResponseError extends CwsRequestError {
   override name = "CwsInvalidResponseError";
-  readonly method: string;
-  readonly route: string;
-  readonly path: string;
   readonly status: number;
   /** One line per mismatch: `items[0].state.status: expected one of ...`. */
   readonly issues: string[];
   constructor(init: RequestInfo & { status: number; issues: string[] }) {
-    super(`invalid response from ${init.method} ${init.path} (${init.route}): ${init.issues.join("; ")}`);
-    this.method = init.method;
-    this.route = init.route;
-    this.path = init.path;
+    super(
+      `invalid response from ${init.method} ${init.path} (${init.route}): ${init.issues.join("; ")}`,
+      init,
+    );
     this.status = init.status;
     this.issues = init.issues;
   }

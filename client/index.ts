@@ -6,6 +6,7 @@ export { CwsClient, DEFAULT_TIMEOUT_MS, VERSION, type CwsClientOptions } from ".
 export type { RequestOptions } from "./http.ts";
 export {
   CwsError,
+  CwsRequestError,
   CwsApiError,
   CwsValidationError,
   CwsAuthError,
