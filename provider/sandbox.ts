@@ -25,7 +25,7 @@ import {
   pick,
   waitOptions,
 } from "./common.ts";
-import { createWorkloadOnce, forkOnce, liveWorkload, settle } from "./workload-core.ts";
+import { createWorkloadOnce, forkOnce, liveWorkload, settle, transitionOnce } from "./workload-core.ts";
 import { diffFields, keepProgramShape, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
 import { type CheckFailure, type Context, type Props, type ResourceModule } from "./resource.ts";
 import { UNKNOWN } from "./unknowns.ts";
@@ -188,11 +188,25 @@ async function converge(ctx: Context, uid: string, inputs: Props, olds: Props = 
   let status = (await workloads.state(uid)).status;
   if (status === "registered" || status === "error") {
     ctx.log(`deploying sandbox ${uid}`);
-    status = (await workloads.deploy(uid)).state.status;
+    const from = status;
+    await transitionOnce(
+      ctx,
+      uid,
+      "deploy",
+      () => workloads.deploy(uid),
+      (s) => s !== from,
+    );
+    status = "provisioning";
   }
   if (status === "frozen" && frozen === false) {
     ctx.log(`thawing sandbox ${uid}`);
-    await sandboxes.thaw(uid);
+    await transitionOnce(
+      ctx,
+      uid,
+      "thaw",
+      () => sandboxes.thaw(uid),
+      (s) => s !== "frozen",
+    );
     status = "running";
   }
   if (status !== "running" && status !== "frozen") {
@@ -200,7 +214,13 @@ async function converge(ctx: Context, uid: string, inputs: Props, olds: Props = 
   }
   if (frozen === true && status === "running") {
     ctx.log(`freezing sandbox ${uid}`);
-    await sandboxes.freeze(uid);
+    await transitionOnce(
+      ctx,
+      uid,
+      "freeze",
+      () => sandboxes.freeze(uid),
+      (s) => s === "frozen",
+    );
   }
 }
 

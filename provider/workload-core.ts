@@ -1,6 +1,7 @@
 /** What the Workload and Sandbox modules share: reading a live workload and creating one once. */
-import type { Workload, WorkloadCreate, WorkloadOperation } from "../api/index.ts";
-import { collect, createOnce, createdSince, messageOf, unlessGone } from "./common.ts";
+import type { Workload, WorkloadCreate, WorkloadOperation, WorkloadStatus } from "../api/index.ts";
+import { isAmbiguous } from "../client/index.ts";
+import { CREATE_ATTEMPTS, collect, createOnce, createdSince, messageOf, unlessGone } from "./common.ts";
 import { canonical } from "./diff.ts";
 import { PartialStateError, type Context, type Props } from "./resource.ts";
 
@@ -151,6 +152,32 @@ export function forkOnce(
       ),
     log: (m) => ctx.log(m),
   });
+}
+
+/**
+ * Runs a state transition (deploy, suspend, freeze, thaw) at most once. The client does not
+ * repeat these after an ambiguous failure; here the workload's state says whether it happened,
+ * and it is sent again only when it did not.
+ */
+export async function transitionOnce(
+  ctx: Context,
+  uid: string,
+  what: string,
+  send: () => Promise<unknown>,
+  happened: (status: WorkloadStatus) => boolean,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await send();
+      return;
+    } catch (e) {
+      if (!isAmbiguous(e) || attempt >= CREATE_ATTEMPTS) throw e;
+      if (happened((await ctx.client.workloads.state(uid)).status)) return;
+      ctx.log(
+        `${what} of ${uid}: the answer was lost (${messageOf(e)}) and it did not happen; sending it again`,
+      );
+    }
+  }
 }
 
 /**

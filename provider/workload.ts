@@ -24,7 +24,7 @@ import {
   pick,
   waitOptions,
 } from "./common.ts";
-import { createWorkloadOnce, liveWorkload, settle } from "./workload-core.ts";
+import { createWorkloadOnce, liveWorkload, settle, transitionOnce } from "./workload-core.ts";
 import { diffFields, keepProgramShape, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
 import {
   type ChangeKind,
@@ -213,14 +213,27 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
   if (wantSuspended && status === "suspended") return;
   if (DEPLOYABLE.includes(status)) {
     ctx.log(`deploying workload ${uid}`);
-    status = (await workloads.deploy(uid)).state.status;
+    await transitionOnce(
+      ctx,
+      uid,
+      "deploy",
+      () => workloads.deploy(uid),
+      (s) => !DEPLOYABLE.includes(s),
+    );
+    status = "provisioning";
   }
   if (status !== "running") {
     status = (await workloads.waitForStatus(uid, "running", waitOptions(ctx, inputs))).status;
   }
   if (wantSuspended) {
     ctx.log(`suspending workload ${uid}`);
-    await workloads.suspend(uid);
+    await transitionOnce(
+      ctx,
+      uid,
+      "suspend",
+      () => workloads.suspend(uid),
+      (s) => s === "suspended",
+    );
     await workloads.waitForStatus(uid, "suspended", waitOptions(ctx, inputs));
   }
 }

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SshKey, Volume, Workload } from "../../sdk/index.ts";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
 import { admin, api, cwsStack, failureOf, liveResources, type Server, testServer } from "../helpers/cws.ts";
+import { FRONT_ENDS } from "./front-ends.ts";
 
 const PUBLIC_KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx adopt@cws";
 
-describe("provider: adoption, lookups, failures", () => {
+describe.each(FRONT_ENDS)("provider: adoption, lookups, failures ($name front end)", (fe) => {
+  const { SshKey, Volume, Workload } = fe.sdk;
   let server: Server & { stop(): Promise<void> };
   const stacks: OfflineStack[] = [];
   beforeAll(async () => {
@@ -17,7 +18,7 @@ describe("provider: adoption, lookups, failures", () => {
     await server?.stop();
   });
   const stack = async (name: string, program: () => Promise<Record<string, unknown>>) => {
-    const s = await cwsStack(server, name, program);
+    const s = await cwsStack(server, `${name}-${fe.name}`, program, {}, fe.env);
     stacks.push(s);
     return s;
   };
@@ -65,9 +66,9 @@ describe("provider: adoption, lookups, failures", () => {
     expect(up.outputs.wl.value).toBe(wl.uid);
     expect(up.outputs.status.value).toBe("running");
     const live = await liveResources(server);
-    expect(live.workloads.map((w) => w.uid)).toEqual([wl.uid]);
-    expect(live.volumes.map((v) => v.uid)).toEqual([vol.uid]);
-    expect(live.ssh_keys.map((k) => k.uid)).toEqual([key.uid]);
+    expect(live.workloads.filter((w) => w.name === "existing").map((w) => w.uid)).toEqual([wl.uid]);
+    expect(live.volumes.filter((v) => v.name === "existing-vol").map((v) => v.uid)).toEqual([vol.uid]);
+    expect(live.ssh_keys.filter((k) => k.name === "existing-key").map((k) => k.uid)).toEqual([key.uid]);
     expect((await s.stack.preview()).changeSummary).toEqual({ same: 4 });
     const refresh = await s.stack.refresh();
     expect(refresh.summary.resourceChanges).toEqual({ same: 4 });
@@ -75,13 +76,21 @@ describe("provider: adoption, lookups, failures", () => {
   });
 
   it("reads an existing workload with Workload.get", async () => {
-    const wl = (await liveResources(server)).workloads[0]!;
+    const wl = await api<{ uid: string }>(server, "POST", "/orgs/demo/workloads", {
+      type: "RENTAL",
+      name: "looked-up",
+      image: "nginx:1.27",
+      resource_name: "gpu-rental-small",
+      envs: [{ name: "A", value: "1" }],
+    });
+    await api(server, "POST", `/orgs/demo/workloads/${wl.uid}/deploy`);
+    await new Promise((r) => setTimeout(r, 300));
     const s = await stack("lookup", async () => {
       const w = Workload.get("existing", wl.uid);
       return { name: w.name, status: w.status, image: w.image };
     });
     const up = await s.stack.up();
-    expect(up.outputs.name.value).toBe("existing");
+    expect(up.outputs.name.value).toBe("looked-up");
     expect(up.outputs.status.value).toBe("running");
     expect(up.outputs.image.value).toBe("nginx:1.27");
   });
