@@ -84,8 +84,8 @@ const RULES: Record<string, FieldRule> = {
  * a plain update while the workload is not deployed (the service redeploys nothing then).
  */
 function rulesFor(status: unknown, deploy: unknown): Record<string, FieldRule> {
-  const deployed = deploy !== false && !REDEPLOY_EXEMPT.includes(status as WorkloadStatus);
-  if (deployed) return RULES;
+  const exempt = status === undefined ? deploy === false : REDEPLOY_EXEMPT.includes(status as WorkloadStatus);
+  if (!exempt) return RULES;
   return Object.fromEntries(
     Object.entries(RULES).map(([k, r]) => [
       k,
