@@ -1,4 +1,6 @@
 import type { ServerContext } from "../context.ts";
+import { registerDashboard } from "../dashboard/route.ts";
+import { registerOpenApiRoute } from "../openapi/route.ts";
 import { registerAdminRoutes } from "./admin.ts";
 import { registerMetaRoutes } from "./meta.ts";
 import { registerSandboxTemplateRoutes } from "./sandbox-templates.ts";
@@ -21,4 +23,6 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   registerVolumeRoutes,
   registerSshKeyRoutes,
   registerAdminRoutes,
+  registerOpenApiRoute,
+  registerDashboard,
 ];
