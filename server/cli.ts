@@ -1,13 +1,29 @@
 #!/usr/bin/env node
-/** `cws serve`: runs the reference server until interrupted. */
+/** `cws`: runs the reference server (`serve`) and inspects or resets a running one. */
 import { parseArgs } from "node:util";
-import { startServer } from "./index.ts";
+import { adminTarget } from "./cli/admin-client.ts";
+import { CliError, printSeed, reset, resources } from "./cli/commands.ts";
 
-const HELP = `Usage: cws serve [options]
+const HELP = `Usage: cws <command> [options]
 
-Runs the Compute Workload Service reference server (API under /v3, admin under /admin).
+Commands:
+  serve                 run the reference server (API under /v3, admin under /admin, dashboard at /)
+  resources [--org O]   what is alive on a running server, per org (all orgs by default)
+  reset                 put a running server back to its seed (every org's resources dropped)
+  seed --print          the seed 'cws serve' starts from (with --data-dir / --seed as serve takes them)
 
-Options:
+Options of resources and reset:
+  --url URL                 the server (default CWS_URL, else the origin of CWS_BASE_URL, else
+                            http://127.0.0.1:8080)
+  --admin-token T           admin token (default CWS_ADMIN_TOKEN, else admin-token)
+  --json                    JSON instead of a table
+
+Options of seed --print:
+  --data-dir DIR            the seed stored in DIR's database, when it has one
+  --seed FILE               else this seed file; else the built-in seed
+  --json                    the seed as a seed file (tokens included) instead of tables
+
+Options of serve:
   --host HOST               address to listen on (default 127.0.0.1)
   --port N                  port to listen on, 0 for any free port (default 8080)
   --data-dir DIR            keep state in DIR (sqlite); default: in memory
@@ -35,6 +51,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
+  if (command === "resources" || command === "reset" || command === "seed") return inspect(command, rest);
   if (command !== "serve") fail(`unknown command '${command}'`);
   let values;
   try {
@@ -63,6 +80,7 @@ async function main(argv: string[]): Promise<void> {
   const log = values.quiet
     ? () => {}
     : (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  const { startServer } = await import("./index.ts");
   const server = await startServer({
     host: values.host ?? "127.0.0.1",
     port: int("port", values.port, 0) ?? 8080,
@@ -85,6 +103,55 @@ async function main(argv: string[]): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+/** The commands that read or reset a server (or print the seed) and exit. */
+async function inspect(command: "resources" | "reset" | "seed", args: string[]): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        url: { type: "string" },
+        "admin-token": { type: "string" },
+        org: { type: "string" },
+        json: { type: "boolean" },
+        print: { type: "boolean" },
+        "data-dir": { type: "string" },
+        seed: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const allowed = {
+    resources: ["url", "admin-token", "org", "json"],
+    reset: ["url", "admin-token", "json"],
+    seed: ["print", "data-dir", "seed", "json"],
+  }[command];
+  for (const k of Object.keys(values)) if (!allowed.includes(k)) fail(`${command} does not take --${k}`);
+  const out = (text: string) => void process.stdout.write(text);
+  try {
+    if (command === "seed") {
+      if (!values.print) fail("seed needs --print");
+      printSeed(values["data-dir"], values.seed, values.json ?? false, out);
+      return;
+    }
+    const target = adminTarget(values.url, values["admin-token"]);
+    if (command === "reset") await reset(target, values.json ?? false, out);
+    else await resources(target, values.org, values.json ?? false, out);
+  } catch (e) {
+    if (!(e instanceof CliError) && !(e instanceof Error && e.message.startsWith("seed file"))) throw e;
+    process.stderr.write(`cws: ${e.message}\n`);
+    process.exit(1);
+  }
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {

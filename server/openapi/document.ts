@@ -50,13 +50,16 @@ function tidy(ctx: { jsonSchema: Record<string, unknown> }): void {
 }
 
 function toJson(schema: z.ZodType | z.core.$ZodRegistry<{ id: string }>, io: "input" | "output") {
-  return z.toJSONSchema(schema as z.ZodType, {
-    target: "draft-2020-12",
-    io,
-    unrepresentable: "any",
-    uri: (id: string) => `${REF}${id}`,
-    override: tidy as never,
-  } as z.core.ToJSONSchemaParams) as Record<string, unknown>;
+  return z.toJSONSchema(
+    schema as z.ZodType,
+    {
+      target: "draft-2020-12",
+      io,
+      unrepresentable: "any",
+      uri: (id: string) => `${REF}${id}`,
+      override: tidy as never,
+    } as z.core.ToJSONSchemaParams,
+  ) as Record<string, unknown>;
 }
 
 function strip(s: Record<string, unknown>): Record<string, unknown> {
@@ -175,7 +178,8 @@ function build(): OpenApiDocument {
           : { schema: { type: "string" } }),
       });
     }
-    if (op.prefix === "/v3" && op.auth !== "none") parameters.push({ $ref: "#/components/parameters/DeploymentType" });
+    if (op.prefix === "/v3" && op.auth !== "none")
+      parameters.push({ $ref: "#/components/parameters/DeploymentType" });
 
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(op.responses)) {
@@ -231,7 +235,10 @@ function build(): OpenApiDocument {
       { name: "templates", description: "Reusable workload templates (spec 4.4)" },
       { name: "volumes", description: "Volumes (spec 4.5)" },
       { name: "ssh-keys", description: "SSH keys (spec 4.6)" },
-      { name: "admin", description: "Reference server only: reset, inspection, faults, provisioning, credits" },
+      {
+        name: "admin",
+        description: "Reference server only: reset, inspection, faults, provisioning, credits",
+      },
     ],
     paths,
     components: {

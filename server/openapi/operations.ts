@@ -49,6 +49,7 @@ export const ADMIN_SCHEMAS = {
     items: z.array(api.ProvisioningRuleCreate.extend({ id: z.string() })),
   }),
   Credits: z.object({ org: z.string(), balance: z.number() }),
+  OrgList: z.object({ items: z.array(z.object({ org: z.string(), credits: z.number() })) }),
   OpenApiDocument: z.record(z.string(), z.unknown()),
 } as const;
 
@@ -344,7 +345,11 @@ export const OPERATIONS: readonly Operation[] = [
     body: api.ExecBody,
     bodyOptional: true,
     responses: {
-      200: { description: "RENTAL: streamed output (text/plain); SANDBOX: the result", schema: api.ExecResult, text: true },
+      200: {
+        description: "RENTAL: streamed output (text/plain); SANDBOX: the result",
+        schema: api.ExecResult,
+        text: true,
+      },
     },
     reasons: [...SANDBOX_TARGET, "WORKLOAD_NOT_RUNNING", "WORKLOAD_EXEC_INVALID"],
   },
@@ -783,6 +788,16 @@ export const OPERATIONS: readonly Operation[] = [
     summary: "Back to the seed: every org's resources, events, credits, faults and rules dropped",
     auth: "admin",
     responses: ok(ADMIN_SCHEMAS.AdminReset),
+    reasons: [],
+  },
+  {
+    method: "GET",
+    prefix: "/admin",
+    pattern: "/orgs",
+    tag: "admin",
+    summary: "The orgs of the seed and their credit balance",
+    auth: "admin",
+    responses: ok(ADMIN_SCHEMAS.OrgList),
     reasons: [],
   },
   {

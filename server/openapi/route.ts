@@ -13,7 +13,11 @@ export function requestOrigin(ctx: ServerContext, req: IncomingMessage): string 
 
 /** GET /v3/openapi.json: the OpenAPI 3.1 document (no authentication). */
 export function registerOpenApiRoute(ctx: ServerContext): void {
-  ctx.router.get("/openapi.json", (rc) => ({ status: 200, body: openApiDocument(requestOrigin(ctx, rc.req)) }), {
-    auth: "none",
-  });
+  ctx.router.get(
+    "/openapi.json",
+    (rc) => ({ status: 200, body: openApiDocument(requestOrigin(ctx, rc.req)) }),
+    {
+      auth: "none",
+    },
+  );
 }

@@ -1,4 +1,6 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
+
+type SpecData = Record<string, unknown>;
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,14 +28,14 @@ describe("OpenAPI document", () => {
 
   it("is a valid OpenAPI 3.1 document", async () => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(doc) as object);
+    const result = await validator.validate(structuredClone(doc) as unknown as SpecData);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe("3.1");
     // The validator does refuse a broken 3.1 document (a parameter in the body, as in 2.0).
     const broken = structuredClone(doc) as OpenApiDocument;
     (broken.paths["/v3/orgs/{org}/workloads"]!.get!.parameters as { in: string }[])[0]!.in = "body";
-    expect((await new Validator().validate(broken as object)).valid).toBe(false);
+    expect((await new Validator().validate(broken as unknown as SpecData)).valid).toBe(false);
     expect(doc.servers).toEqual([expect.objectContaining({ url: server.origin })]);
   });
 
@@ -86,7 +88,14 @@ describe("OpenAPI document", () => {
 
   it("names the schemas of the contract and every reason code with its status", () => {
     const schemas = doc.components.schemas;
-    for (const name of ["WorkloadCreate", "WorkloadPatch", "Workload", "WorkloadOperation", "ErrorBody", "Reason"])
+    for (const name of [
+      "WorkloadCreate",
+      "WorkloadPatch",
+      "Workload",
+      "WorkloadOperation",
+      "ErrorBody",
+      "Reason",
+    ])
       expect(schemas[name], name).toBeDefined();
     const reason = schemas.Reason as { enum: string[]; "x-status": Record<string, number> };
     expect(reason["x-status"].WORKLOAD_NOT_FOUND).toBe(404);
@@ -132,16 +141,20 @@ describe("OpenAPI document", () => {
       headers: { ...DEMO, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: res.status === 204 ? undefined : await res.json() };
+    return {
+      status: res.status,
+      body: (res.status === 204 ? undefined : await res.json()) as { uid: string; reason: string },
+    };
   }
 
   it("describes what the server really answers, successes and errors", async () => {
     const check = async (method: string, template: string, path: string, body?: unknown) => {
       const res = await call(method, path, body);
       const validate = answerValidator(method, `/v3${template}`, res.status);
-      expect(validate(res.body), `${method} ${path} → ${res.status}: ${JSON.stringify(validate.errors)}`).toBe(
-        true,
-      );
+      expect(
+        validate(res.body),
+        `${method} ${path} → ${res.status}: ${JSON.stringify(validate.errors)}`,
+      ).toBe(true);
       if (res.status >= 400) {
         const codes = doc.paths[`/v3${template}`]![method.toLowerCase()]!.responses[String(res.status)]![
           "x-reasons" as never
@@ -179,7 +192,9 @@ describe("OpenAPI document", () => {
     await check("GET", "/orgs/{org}/templates", "/orgs/demo/templates");
     await check("GET", "/orgs/{org}/workloads/vm-images", "/orgs/demo/workloads/vm-images");
     // Errors: the body is ErrorBody and the reason is one the operation lists under that status.
-    expect((await check("GET", "/orgs/{org}/workloads/{uid}", "/orgs/demo/workloads/wl-missing")).status).toBe(404);
+    expect(
+      (await check("GET", "/orgs/{org}/workloads/{uid}", "/orgs/demo/workloads/wl-missing")).status,
+    ).toBe(404);
     const bad = await check("POST", "/orgs/{org}/workloads", "/orgs/demo/workloads", {
       type: "RENTAL",
       name: "Not A Name!",
@@ -187,10 +202,14 @@ describe("OpenAPI document", () => {
       resource_name: "gpu-rental-small",
     });
     expect(bad.body.reason).toBe("WORKLOAD_NAME_INVALID");
-    expect((await check("POST", "/orgs/{org}/workloads/{uid}/deploy", `/orgs/demo/workloads/${uid}/deploy`)).status).toBe(409);
+    expect(
+      (await check("POST", "/orgs/{org}/workloads/{uid}/deploy", `/orgs/demo/workloads/${uid}/deploy`))
+        .status,
+    ).toBe(409);
     expect((await check("GET", "/orgs/{org}/workloads", "/orgs/other/workloads")).status).toBe(403);
-    expect((await check("DELETE", "/orgs/{org}/ssh-keys/{uid}", `/orgs/demo/ssh-keys/${key.body.uid}`)).body.reason).toBe(
-      "SSH_KEY_IN_USE",
-    );
+    expect(
+      (await check("DELETE", "/orgs/{org}/ssh-keys/{uid}", `/orgs/demo/ssh-keys/${key.body.uid}`)).body
+        .reason,
+    ).toBe("SSH_KEY_IN_USE");
   });
 });

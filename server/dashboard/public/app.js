@@ -40,7 +40,7 @@ async function get(path, as = "json") {
 
 // ---- formatting ------------------------------------------------------------------------------
 
-const usd = (n) => `$${n < 1 ? n.toFixed(3) : n.toFixed(2)}`;
+const usd = (n) => (n > 0 && n < 0.001 ? `$${n.toPrecision(2)}` : `$${n < 1 ? n.toFixed(3) : n.toFixed(2)}`);
 const badge = (s) => h("span", { class: `badge ${s}`, "data-status": s }, s);
 function ago(iso) {
   const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
@@ -57,7 +57,15 @@ function table(columns, rows, opts = {}) {
   return h(
     "table",
     {},
-    h("thead", {}, h("tr", {}, columns.map((c) => h("th", { class: c.num ? "num" : null }, c.title)))),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        columns.map((c) => h("th", { class: c.num ? "num" : null }, c.title)),
+      ),
+    ),
     h(
       "tbody",
       {},
@@ -67,7 +75,9 @@ function table(columns, rows, opts = {}) {
           {
             "data-uid": r.uid,
             "data-name": r.name,
-            class: [opts.onClick ? "clickable" : "", state.selected === r.uid ? "selected" : ""].join(" ").trim(),
+            class: [opts.onClick ? "clickable" : "", state.selected === r.uid ? "selected" : ""]
+              .join(" ")
+              .trim(),
             onclick: opts.onClick ? () => opts.onClick(r) : null,
           },
           columns.map((c) => h("td", { class: c.num ? "num" : c.cls }, c.cell(r))),
@@ -80,7 +90,8 @@ function table(columns, rows, opts = {}) {
 function access(w) {
   const s = w.state;
   const links = s.urls.map((u) => h("a", { href: u.url, target: "_blank", rel: "noreferrer" }, u.url));
-  if (s.public_ip) links.push(h("span", { class: "mono" }, `${s.public_ip}${s.ssh_port ? `:${s.ssh_port}` : ""}`));
+  if (s.public_ip)
+    links.push(h("span", { class: "mono" }, `${s.public_ip}${s.ssh_port ? `:${s.ssh_port}` : ""}`));
   return links.length ? h("div", { class: "links" }, links) : h("span", { class: "muted" }, "—");
 }
 
@@ -93,11 +104,21 @@ function renderSummary(o) {
     .filter((w) => ["running", "provisioning", "frozen"].includes(w.state.status))
     .reduce((n, w) => n + w.cost_per_hour, 0);
   const stat = (label, value, sub) =>
-    h("div", { class: "stat" }, h("div", { class: "label" }, label), h("div", { class: "value" }, value), h("div", { class: "sub" }, sub));
+    h(
+      "div",
+      { class: "stat" },
+      h("div", { class: "label" }, label),
+      h("div", { class: "value" }, value),
+      h("div", { class: "sub" }, sub),
+    );
   $("summary").replaceChildren(
     stat("Workloads", String(o.workloads.length), `${running} running of ${all.length} incl. sandboxes`),
     stat("Cost per hour", usd(burning), "of what is deployed now"),
-    stat("Sandboxes", String(o.sandboxes.length), `${o.sandboxes.filter((w) => w.state.status === "frozen").length} frozen`),
+    stat(
+      "Sandboxes",
+      String(o.sandboxes.length),
+      `${o.sandboxes.filter((w) => w.state.status === "frozen").length} frozen`,
+    ),
     stat("Volumes", String(o.volumes.length), `${mib(o.volumes.reduce((n, v) => n + v.size, 0))} in total`),
     stat("Credits", usd(o.credits), `org ${o.org}`),
   );
@@ -121,11 +142,20 @@ function renderOverview(o) {
   $("workloads").replaceChildren(
     table(
       [
-        { title: "Name", cell: (w) => [h("div", {}, h("strong", {}, w.name)), h("div", { class: "mono muted" }, w.uid)] },
+        {
+          title: "Name",
+          cell: (w) => [h("div", {}, h("strong", {}, w.name)), h("div", { class: "mono muted" }, w.uid)],
+        },
         { title: "Type", cell: (w) => h("span", { class: "type" }, w.type) },
-        { title: "Status", cell: (w) => [badge(w.state.status), w.state.message ? h("div", { class: "muted" }, w.state.message) : null] },
-        { title: "Image", cls: "mono", cell: (w) => w.image },
-        { title: "Resource", cell: (w) => w.resource.name },
+        {
+          title: "Status",
+          cell: (w) => [
+            badge(w.state.status),
+            w.state.message ? h("div", { class: "muted small" }, w.state.message) : null,
+          ],
+        },
+        { title: "Image", cls: "mono nowrap", cell: (w) => w.image },
+        { title: "Resource", cls: "nowrap", cell: (w) => w.resource.name },
         { title: "Cost/h", num: true, cell: (w) => usd(w.cost_per_hour) },
         { title: "Access", cell: access },
         { title: "Revision", cls: "mono", cell: (w) => w.revision || "—" },
@@ -139,7 +169,10 @@ function renderOverview(o) {
   $("sandboxes").replaceChildren(
     table(
       [
-        { title: "Name", cell: (w) => [h("div", {}, h("strong", {}, w.name)), h("div", { class: "mono muted" }, w.uid)] },
+        {
+          title: "Name",
+          cell: (w) => [h("div", {}, h("strong", {}, w.name)), h("div", { class: "mono muted" }, w.uid)],
+        },
         { title: "Status", cell: (w) => badge(w.state.status) },
         { title: "Template", cell: (w) => templateName.get(w.image) || w.image },
         { title: "Cost/h", num: true, cell: (w) => usd(w.cost_per_hour) },
@@ -156,7 +189,11 @@ function renderOverview(o) {
         { title: "Name", cell: (v) => h("strong", {}, v.name) },
         { title: "Size", num: true, cell: (v) => mib(v.size) },
         { title: "Status", cell: (v) => badge(v.state.status) },
-        { title: "Mounted", cell: (v) => (v.workload_uid ? h("span", { class: "mono" }, `${v.workload_uid}:${v.mount_path}`) : "—") },
+        {
+          title: "Mounted",
+          cell: (v) =>
+            v.workload_uid ? h("span", { class: "mono" }, `${v.workload_uid}:${v.mount_path}`) : "—",
+        },
         { title: "Cost/h", num: true, cell: (v) => usd(v.cost_per_hour) },
       ],
       o.volumes,
@@ -186,7 +223,10 @@ function renderOverview(o) {
   $("sandbox-templates").replaceChildren(
     table(
       [
-        { title: "Name", cell: (t) => [h("strong", {}, t.display_name || t.name), h("div", { class: "mono muted" }, t.name)] },
+        {
+          title: "Name",
+          cell: (t) => [h("strong", {}, t.display_name || t.name), h("div", { class: "mono muted" }, t.name)],
+        },
         { title: "Kind", cell: (t) => badge(t.kind) },
         { title: "Status", cell: (t) => badge(t.status) },
         { title: "Cost/h", num: true, cell: (t) => usd(t.cost_per_hour) },
