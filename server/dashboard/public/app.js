@@ -49,7 +49,7 @@ function ago(iso) {
   if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
   return `${Math.floor(s / 86400)}d ago`;
 }
-const time = (iso) => h("span", { title: iso }, ago(iso));
+const time = (iso) => h("span", { title: iso, class: "nowrap" }, ago(iso));
 const mib = (n) => (n >= 1024 ? `${(n / 1024).toFixed(n % 1024 ? 1 : 0)} GiB` : `${n} MiB`);
 
 function table(columns, rows, opts = {}) {
@@ -144,7 +144,7 @@ function renderOverview(o) {
       [
         {
           title: "Name",
-          cell: (w) => [h("div", {}, h("strong", {}, w.name)), h("div", { class: "mono muted" }, w.uid)],
+          cell: (w) => [h("div", {}, h("strong", {}, w.name)), h("div", { class: "mono muted nowrap" }, w.uid)],
         },
         { title: "Type", cell: (w) => h("span", { class: "type" }, w.type) },
         {
@@ -171,7 +171,7 @@ function renderOverview(o) {
       [
         {
           title: "Name",
-          cell: (w) => [h("div", {}, h("strong", {}, w.name)), h("div", { class: "mono muted" }, w.uid)],
+          cell: (w) => [h("div", {}, h("strong", {}, w.name)), h("div", { class: "mono muted nowrap" }, w.uid)],
         },
         { title: "Status", cell: (w) => badge(w.state.status) },
         { title: "Template", cell: (w) => templateName.get(w.image) || w.image },
