@@ -144,7 +144,10 @@ function renderOverview(o) {
       [
         {
           title: "Name",
-          cell: (w) => [h("div", {}, h("strong", {}, w.name)), h("div", { class: "mono muted nowrap" }, w.uid)],
+          cell: (w) => [
+            h("div", {}, h("strong", {}, w.name)),
+            h("div", { class: "mono muted nowrap" }, w.uid),
+          ],
         },
         { title: "Type", cell: (w) => h("span", { class: "type" }, w.type) },
         {
@@ -171,7 +174,10 @@ function renderOverview(o) {
       [
         {
           title: "Name",
-          cell: (w) => [h("div", {}, h("strong", {}, w.name)), h("div", { class: "mono muted nowrap" }, w.uid)],
+          cell: (w) => [
+            h("div", {}, h("strong", {}, w.name)),
+            h("div", { class: "mono muted nowrap" }, w.uid),
+          ],
         },
         { title: "Status", cell: (w) => badge(w.state.status) },
         { title: "Template", cell: (w) => templateName.get(w.image) || w.image },
