@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 /** `cws`: runs the reference server (`serve`) and inspects or resets a running one. */
 import { parseArgs } from "node:util";
-import { adminTarget } from "./cli/admin-client.ts";
-import { CliError, printSeed, reset, resources } from "./cli/commands.ts";
+import { inspect, INSPECT_COMMANDS, type InspectCommand } from "./cli/inspect.ts";
 
 const HELP = `Usage: cws <command> [options]
 
@@ -51,7 +50,14 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
-  if (command === "resources" || command === "reset" || command === "seed") return inspect(command, rest);
+  if (INSPECT_COMMANDS.includes(command as InspectCommand)) {
+    const io = {
+      out: (t: string) => void process.stdout.write(t),
+      err: (t: string) => void process.stderr.write(t),
+    };
+    process.exitCode = await inspect(command as InspectCommand, rest, io, HELP);
+    return;
+  }
   if (command !== "serve") fail(`unknown command '${command}'`);
   let values;
   try {
@@ -103,55 +109,6 @@ async function main(argv: string[]): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
-}
-
-/** The commands that read or reset a server (or print the seed) and exit. */
-async function inspect(command: "resources" | "reset" | "seed", args: string[]): Promise<void> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        url: { type: "string" },
-        "admin-token": { type: "string" },
-        org: { type: "string" },
-        json: { type: "boolean" },
-        print: { type: "boolean" },
-        "data-dir": { type: "string" },
-        seed: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    fail((e as Error).message);
-  }
-  if (values.help) {
-    process.stdout.write(HELP);
-    return;
-  }
-  const allowed = {
-    resources: ["url", "admin-token", "org", "json"],
-    reset: ["url", "admin-token", "json"],
-    seed: ["print", "data-dir", "seed", "json"],
-  }[command];
-  for (const k of Object.keys(values)) if (!allowed.includes(k)) fail(`${command} does not take --${k}`);
-  const out = (text: string) => void process.stdout.write(text);
-  try {
-    if (command === "seed") {
-      if (!values.print) fail("seed needs --print");
-      printSeed(values["data-dir"], values.seed, values.json ?? false, out);
-      return;
-    }
-    const target = adminTarget(values.url, values["admin-token"]);
-    if (command === "reset") await reset(target, values.json ?? false, out);
-    else await resources(target, values.org, values.json ?? false, out);
-  } catch (e) {
-    if (!(e instanceof CliError) && !(e instanceof Error && e.message.startsWith("seed file"))) throw e;
-    process.stderr.write(`cws: ${e.message}\n`);
-    process.exit(1);
-  }
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {

@@ -9,7 +9,7 @@ import type {
 } from "../../api/index.ts";
 import { DEFAULT_SEED, loadSeedFile, type Seed } from "../seed.ts";
 import { Store } from "../store.ts";
-import { adminCall, CliError, type AdminTarget } from "./admin-client.ts";
+import { adminCall, type AdminTarget } from "./admin-client.ts";
 import { formatTable } from "./table.ts";
 
 type Out = (text: string) => void;
@@ -268,5 +268,3 @@ export function printSeed(
   if (seed.volume_cost_per_gib_hour !== undefined)
     out(`Volume storage: ${seed.volume_cost_per_gib_hour} USD per GiB-hour\n`);
 }
-
-export { CliError };

@@ -6,18 +6,34 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inspect, type InspectCommand } from "../../server/cli/inspect.ts";
 import { DEFAULT_SEED, startServer, type Seed } from "../../server/index.ts";
 
 const CLI = fileURLToPath(new URL("../../server/cli.ts", import.meta.url));
+const BIN = fileURLToPath(new URL("../../bin/cws", import.meta.url));
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx t@cws";
 
-/** Runs `cws ...args` with a clean CWS_* environment; never throws on a non-zero exit. */
+/** `cws ...args` for resources, reset and seed, in-process, with only the given CWS_* variables. */
 async function cws(args: string[], env: Record<string, string> = {}) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("CWS_")));
+  const saved = { ...process.env };
+  for (const k of Object.keys(process.env)) if (k.startsWith("CWS_")) delete process.env[k];
+  Object.assign(process.env, env);
+  let stdout = "";
+  let stderr = "";
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
-      env: { ...clean, ...env },
-    });
+    const io = { out: (t: string) => void (stdout += t), err: (t: string) => void (stderr += t) };
+    const code = await inspect(args[0] as InspectCommand, args.slice(1), io, "(help)\n");
+    return { code, stdout, stderr };
+  } finally {
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+  }
+}
+
+/** The real `cws` executable, for what a shell sees: output and exit status. */
+async function bin(args: string[]) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(BIN, args);
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -97,7 +113,7 @@ describe("cws commands next to Pulumi", () => {
   });
 
   it("says plainly when the server is not there or refuses the token", async () => {
-    const refused = await cws(["resources", "--url", server.origin, "--admin-token", "wrong"]);
+    const refused = await bin(["resources", "--url", server.origin, "--admin-token", "wrong"]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(`cws: the server at ${server.origin} refused the admin token\n`);
     const unknownOrg = await cws([
@@ -120,7 +136,7 @@ describe("cws commands next to Pulumi", () => {
     expect(down.stderr).toBe(
       `cws: cannot reach the server at http://127.0.0.1:${port} (ECONNREFUSED); is 'cws serve' running there?\n`,
     );
-    const badFlag = await cws(["reset", "--org", "demo"]);
+    const badFlag = await bin(["reset", "--org", "demo"]);
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr).toContain("reset does not take --org");
   });
