@@ -94,7 +94,9 @@ export function registerDashboard(ctx: ServerContext): void {
       // The API's own log route renders the text; asked over loopback with the org's token.
       const token = ctx.store.seed.orgs.find((o) => o.slug === org)!.tokens[0]!;
       const { localAddress, localPort } = rc.req.socket;
-      const host = localAddress?.includes(":") ? `[${localAddress}]` : localAddress;
+      const wildcard = ctx.options.host === "0.0.0.0" || ctx.options.host === "::";
+      const address = wildcard ? "127.0.0.1" : (localAddress ?? "127.0.0.1");
+      const host = address.includes(":") ? `[${address}]` : address;
       const path = `/v3/orgs/${encodeURIComponent(org)}/workloads/${encodeURIComponent(rc.params.uid!)}/logs?tail=200`;
       const r = await fetch(`http://${host}:${localPort}${path}`, {
         headers: { authorization: `Bearer ${token}` },

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import * as api from "../../api/index.ts";
 import { REASONS, type Reason } from "../../api/index.ts";
-import { ADMIN_SCHEMAS, OPERATIONS, type Operation } from "./operations.ts";
+import { SERVER_SCHEMAS, OPERATIONS, type Operation } from "./operations/index.ts";
 
 /**
  * The OpenAPI 3.1 document of the service, generated from the contract: every zod schema
@@ -37,7 +37,7 @@ function registry() {
   };
   // Query schemas become parameters, not components.
   for (const [name, schema] of Object.entries(api)) if (!name.endsWith("Query")) add(name, schema);
-  for (const [name, schema] of Object.entries(ADMIN_SCHEMAS)) add(name, schema);
+  for (const [name, schema] of Object.entries(SERVER_SCHEMAS)) add(name, schema);
   return { reg, names };
 }
 
