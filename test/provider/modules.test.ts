@@ -179,6 +179,18 @@ describe("Sandbox module", () => {
     expect(read!.inputs).not.toHaveProperty("idleTimeoutSec");
     await Sandbox!.update(ctx, id, read!.outputs, { ...inputs, ttlSec: 7200 });
     expect((await get(id)).sandbox_config).toMatchObject({ ttl_sec: 7200, idle_timeout_sec: 600 });
+
+    // Adoption checks the replace-only inputs: another template cannot be adopted into.
+    await expect(
+      Sandbox!.create(ctx, { name: "mod-box", template: "tpl-ubuntu-desktop", adoptUid: id }),
+    ).rejects.toThrow(/cannot adopt sandbox .*template is "tpl-ubuntu-headless" on the service/);
+    const adopted = await Sandbox!.create(ctx, {
+      name: "mod-box2",
+      template: "tpl-ubuntu-headless",
+      adoptUid: id,
+    });
+    expect(adopted.id).toBe(id);
+    expect((await get(id)).name).toBe("mod-box2");
     await Sandbox!.delete(ctx, id, {});
   });
 });
