@@ -155,6 +155,10 @@ describe("Sandbox", () => {
       "idleTimeoutSec must be smaller than ttlSec when both are enabled",
     );
     expect(properties(Sandbox!.check({}, { ...sb, forkFrom: "p" }).failures)).toEqual(["forkFrom"]);
+    // One mistake, one failure: an SCTP port on a sandbox.
+    expect(Sandbox!.check({}, { ...sb, ports: [{ port: 8000, protocol: "SCTP" }] }).failures).toEqual([
+      { property: "ports[0].protocol", reason: "ports[0].protocol must be TCP or UDP for SANDBOX workloads" },
+    ]);
   });
 });
 
