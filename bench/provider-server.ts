@@ -1,0 +1,46 @@
+/**
+ * The reference server for bench/provider.ts, in its own process so that it does not share a
+ * core's event loop with the program the bench runs inline. Deploys take `argv[2]` ms (default
+ * 100); the seed has room for any N (capacity and credits raised). It counts the API requests
+ * it answers by route and hands the counts over IPC ("counts" answers and resets them).
+ */
+import { startServer, DEFAULT_SEED, type Seed } from "../server/index.ts";
+
+const provisionDelayMs = Number(process.argv[2] ?? 100);
+
+const seed: Seed = {
+  ...DEFAULT_SEED,
+  orgs: DEFAULT_SEED.orgs.map((o) => ({ ...o, credits: 1_000_000 })),
+  inventory: DEFAULT_SEED.inventory.map((r) => (r.type === "rental" ? { ...r, capacity: 100_000 } : r)),
+};
+
+let counts: Record<string, number> = {};
+/** `GET /v3/orgs/demo/workloads/wl-1/state 200 1.2ms` → `GET /workloads/{uid}/state` */
+function route(line: string): string | undefined {
+  const [method, path] = line.split(" ");
+  if (!method || !path?.startsWith("/v3/")) return undefined;
+  const tail = path
+    .replace(/^\/v3\/orgs\/[^/]+/, "")
+    .split("/")
+    .map((seg, i) => (i >= 2 && seg ? "{uid}" : seg))
+    .join("/");
+  return `${method} ${tail}`;
+}
+
+const server = await startServer({
+  port: 0,
+  provisionDelayMs,
+  seed,
+  log: (line) => {
+    const r = route(line);
+    if (r) counts[r] = (counts[r] ?? 0) + 1;
+  },
+});
+
+process.on("message", (m: unknown) => {
+  if (m === "counts") {
+    process.send!({ counts });
+    counts = {};
+  } else if (m === "exit") void server.close().then(() => process.exit(0));
+});
+process.send!({ baseUrl: server.baseUrl, adminUrl: server.adminUrl });

@@ -1,0 +1,292 @@
+/**
+ * The provider at scale beside the engine's own floor, measured in the same run: N mixed
+ * resources (a third SSH keys, a third volumes, a third RENTAL workloads deployed and waited
+ * for, each deploy taking 100 ms on the service) against N no-op dynamic resources under the
+ * same engine and the same offline stack setup. For each N and front end: up, preview, refresh
+ * and destroy times and their ratio to the floor, the provider process's peak RSS, the bytes
+ * each resource takes in state, and the API requests per resource. Printed, never asserted.
+ *
+ * Run: node bench/provider.ts [--n 60,240,960] [--front-ends dynamic,native] [--repeat 1]
+ * (or BENCH_PROVIDER_N, BENCH_PROVIDER_FRONT_ENDS, BENCH_PROVIDER_REPEAT; BENCH_PROVIDER_PROF=DIR
+ * writes a CPU profile of each provider process into DIR).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { Stack } from "@pulumi/pulumi/automation/index.js";
+import { fork } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { offlineStack } from "../scripts/offline-stack.ts";
+import { REPO_ROOT, pulumiRoot } from "../scripts/pulumi-toolchain.ts";
+import { ProcessPeak } from "./provider-rss.ts";
+
+type Sdk = typeof import("../sdk/index.ts");
+interface FrontEnd {
+  name: string;
+  sdk?: Sdk;
+  env: Record<string, string>;
+  /** How the engine's provider process shows in its command line. */
+  process: RegExp;
+}
+interface Row {
+  n: number;
+  name: string;
+  times: Record<Op, number>;
+  rssBytes: number;
+  stateBytes: number;
+  apiPerResource: Record<Op, number>;
+}
+const OPS = ["up", "preview", "refresh", "destroy"] as const;
+type Op = (typeof OPS)[number];
+
+function arg(name: string, env: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return (i > 0 ? process.argv[i + 1] : undefined) ?? process.env[env] ?? fallback;
+}
+const NS = arg("n", "BENCH_PROVIDER_N", "60,240,960").split(",").map(Number);
+const WANTED = arg("front-ends", "BENCH_PROVIDER_FRONT_ENDS", "dynamic,native").split(",");
+const REPEAT = Number(arg("repeat", "BENCH_PROVIDER_REPEAT", "1"));
+const PROF = process.env.BENCH_PROVIDER_PROF ? resolve(process.env.BENCH_PROVIDER_PROF) : undefined;
+const PROVISION_MS = 100;
+
+/** The floor's provider: every operation answers at once, nothing is called. */
+const noop: pulumi.dynamic.ResourceProvider = {
+  async check(_olds, news) {
+    return { inputs: news };
+  },
+  async diff() {
+    return { changes: false };
+  },
+  async create(inputs) {
+    return { id: String(inputs.name), outs: inputs };
+  },
+  async read(id, props) {
+    return { id, props };
+  },
+  async delete() {},
+};
+class Noop extends pulumi.dynamic.Resource {
+  constructor(name: string) {
+    super(noop, name, { name }, {}, "bench", "Noop");
+  }
+}
+
+/** An SSH public key, distinct per n. */
+function publicKey(n: number): string {
+  const raw = Buffer.alloc(51);
+  raw.writeUInt32BE(11, 0);
+  raw.write("ssh-ed25519", 4, "latin1");
+  raw.writeUInt32BE(32, 15);
+  raw.fill(n % 256, 19);
+  raw.writeUInt32BE(n, 19);
+  return `ssh-ed25519 ${raw.toString("base64")} bench-${n}`;
+}
+
+function mixedProgram(sdk: Sdk, n: number) {
+  return async () => {
+    for (let i = 0; i < n / 3; i++) {
+      new sdk.SshKey(`k${i}`, { name: `bench-k-${i}`, publicKey: publicKey(i) });
+      new sdk.Volume(`v${i}`, { name: `bench-v-${i}`, sizeInMb: 512, resourceName: "gpu-rental-small" });
+      new sdk.Workload(`w${i}`, {
+        type: "RENTAL",
+        name: `bench-w-${i}`,
+        image: "nginx:1.27",
+        resourceName: "cpu-rental-small",
+        ports: [{ port: 8080 }],
+      });
+    }
+  };
+}
+
+function floorProgram(n: number) {
+  return async () => {
+    for (let i = 0; i < n; i++) new Noop(`r${i}`);
+  };
+}
+
+async function frontEnds(): Promise<FrontEnd[]> {
+  const all: FrontEnd[] = [{ name: "floor", env: {}, process: /dynamic-provider/ }];
+  if (WANTED.includes("dynamic"))
+    all.push({ name: "dynamic", sdk: await import("../sdk/index.ts"), env: {}, process: /dynamic-provider/ });
+  const nativeSdk = join(REPO_ROOT, "sdk", "native", "index.ts");
+  if (WANTED.includes("native")) {
+    if (!existsSync(nativeSdk)) console.log("native: not built in this checkout (sdk/native missing); skipped");
+    else
+      all.push({
+        name: "native",
+        sdk: (await import(nativeSdk)) as Sdk,
+        // The engine finds pulumi-resource-cws on PATH.
+        env: {
+          PATH: [dirname(process.execPath), join(REPO_ROOT, "bin"), join(pulumiRoot(), "bin"), process.env.PATH].join(
+            delimiter,
+          ),
+        },
+        process: /provider\/native\/main/,
+      });
+  }
+  return all;
+}
+
+interface ServerChild {
+  baseUrl: string;
+  adminUrl: string;
+  counts(): Promise<Record<string, number>>;
+  stop(): void;
+}
+
+async function startServerChild(): Promise<ServerChild> {
+  const proc = fork(fileURLToPath(new URL("./provider-server.ts", import.meta.url)), [String(PROVISION_MS)], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const urls = await new Promise<{ baseUrl: string; adminUrl: string }>((ok, fail) => {
+    proc.once("message", (m) => ok(m as { baseUrl: string; adminUrl: string }));
+    proc.once("exit", (c) => fail(new Error(`bench server exited ${c}`)));
+  });
+  return {
+    ...urls,
+    counts: () =>
+      new Promise((ok) => {
+        proc.once("message", (m) => ok((m as { counts: Record<string, number> }).counts));
+        proc.send("counts");
+      }),
+    stop: () => void proc.send("exit"),
+  };
+}
+
+async function adminCall<T>(server: ServerChild, method: string, path: string): Promise<T> {
+  const res = await fetch(`${server.adminUrl}${path}`, {
+    method,
+    headers: { authorization: "Bearer admin-token" },
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status}`);
+  return (await res.json().catch(() => undefined)) as T;
+}
+
+interface Live {
+  workloads: { state?: { status: string } }[];
+  volumes: unknown[];
+  ssh_keys: unknown[];
+}
+
+/** The bench checks what it measured did the work: every object made and running, then gone. */
+async function checkLive(server: ServerChild, n: number, after: "up" | "destroy"): Promise<void> {
+  const live = await adminCall<Live>(server, "GET", "/orgs/demo/resources");
+  const third = after === "up" ? n / 3 : 0;
+  const running = live.workloads.filter((w) => w.state?.status === "running").length;
+  if (live.ssh_keys.length !== third || live.volumes.length !== third || running !== third)
+    throw new Error(
+      `after ${after}: ${live.ssh_keys.length} keys, ${live.volumes.length} volumes, ${running} running workloads; expected ${third} of each`,
+    );
+}
+
+async function stateBytes(stack: Stack, n: number): Promise<number> {
+  const state = await stack.exportStack();
+  const resources = (state.deployment as { resources?: { type: string }[] }).resources ?? [];
+  const mine = resources.filter((r) => /^(pulumi-nodejs:dynamic\/(cws|bench):|cws:index:)/.test(r.type));
+  if (mine.length !== n) throw new Error(`state holds ${mine.length} resources, expected ${n}`);
+  return mine.reduce((sum, r) => sum + JSON.stringify(r).length, 0) / n;
+}
+
+async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row> {
+  const profDir = PROF && join(PROF, `${fe.name}-${n}`);
+  if (profDir) mkdirSync(profDir, { recursive: true });
+  const s = await offlineStack({
+    projectName: `bench-${fe.name}`,
+    program: fe.sdk ? mixedProgram(fe.sdk, n) : floorProgram(n),
+    config: {
+      "cws:baseUrl": { value: server.baseUrl },
+      "cws:org": { value: "demo" },
+      "cws:apiToken": { value: "demo-token", secret: true },
+    },
+    env: { ...fe.env, ...(profDir && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` }) },
+  });
+  const peak = new ProcessPeak(s.dir, fe.process);
+  const times = {} as Record<Op, number>;
+  const api = {} as Record<Op, number>;
+  let bytes = 0;
+  try {
+    await server.counts();
+    for (const op of OPS) {
+      const t = performance.now();
+      if (op === "up") await s.stack.up();
+      else if (op === "preview") await s.stack.preview();
+      else if (op === "refresh") await s.stack.refresh();
+      else await s.stack.destroy();
+      times[op] = (performance.now() - t) / 1000;
+      const counts = await server.counts();
+      api[op] = Object.values(counts).reduce((a, b) => a + b, 0) / n;
+      if (op === "up") {
+        bytes = await stateBytes(s.stack, n);
+        if (fe.sdk) await checkLive(server, n, "up");
+      }
+      if (op === "destroy" && fe.sdk) await checkLive(server, n, "destroy");
+    }
+  } finally {
+    peak.stop();
+    await s.cleanup();
+    await adminCall(server, "POST", "/reset");
+  }
+  return { n, name: fe.name, times, rssBytes: peak.max, stateBytes: bytes, apiPerResource: api };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const fes = await frontEnds();
+  const server = await startServerChild();
+  const rows: Row[][] = [];
+  try {
+    for (const n of NS) {
+      for (let r = 0; r < REPEAT; r++) {
+        const runs: Row[] = [];
+        for (const fe of fes) {
+          const row = await runOne(fe, n, server);
+          console.log(
+            `  N=${n} ${fe.name.padEnd(7)} run ${r + 1}: ${OPS.map((o) => `${o} ${row.times[o].toFixed(2)}s`).join(", ")}`,
+          );
+          runs.push(row);
+        }
+        rows.push(runs);
+      }
+    }
+  } finally {
+    server.stop();
+  }
+  print(rows, fes);
+  console.log(`Total bench time: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+function print(runs: Row[][], fes: FrontEnd[]): void {
+  const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
+  console.log(
+    `\nProvider at scale vs the engine floor (N no-op dynamic resources, same engine, same run; ` +
+      `deploys take ${PROVISION_MS} ms; ${REPEAT} run(s) per cell, median; ratio = front end / floor, ` +
+      `range over runs in brackets)\n`,
+  );
+  console.log(
+    `| N | front end | up | preview | refresh | destroy | provider peak RSS | state bytes/resource | API calls/resource (up, preview, refresh, destroy) |`,
+  );
+  console.log(`|---:|---|---|---|---|---|---:|---:|---|`);
+  for (const n of NS) {
+    const ofN = runs.filter((r) => r[0]!.n === n);
+    for (const fe of fes) {
+      const mine = ofN.map((r) => r.find((x) => x.name === fe.name)!);
+      const floors = ofN.map((r) => r.find((x) => x.name === "floor")!);
+      const cells = OPS.map((op) => {
+        const t = median(mine.map((m) => m.times[op]));
+        if (fe.name === "floor") return `${t.toFixed(2)} s`;
+        const ratios = mine.map((m, i) => m.times[op] / floors[i]!.times[op]);
+        const range =
+          ratios.length > 1 ? ` [${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}]` : "";
+        return `${t.toFixed(2)} s, **${(t / median(floors.map((f) => f.times[op]))).toFixed(2)}x**${range}`;
+      });
+      const api = OPS.map((op) => median(mine.map((m) => m.apiPerResource[op])).toFixed(1)).join(", ");
+      console.log(
+        `| ${n} | ${fe.name} | ${cells.join(" | ")} | ${mib(median(mine.map((m) => m.rssBytes)))} | ${Math.round(median(mine.map((m) => m.stateBytes)))} | ${fe.name === "floor" ? "-" : api} |`,
+      );
+    }
+  }
+}
+
+await main();
