@@ -18,7 +18,7 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { offlineStack } from "../scripts/offline-stack.ts";
 import { REPO_ROOT, pulumiRoot } from "../scripts/pulumi-toolchain.ts";
-import { ProcessPeak } from "./provider-rss.ts";
+import { ProcessWatch } from "./provider-procs.ts";
 
 type Sdk = typeof import("../sdk/index.ts");
 interface FrontEnd {
@@ -33,6 +33,8 @@ interface Row {
   name: string;
   times: Record<Op, number>;
   rssBytes: number;
+  /** CPU seconds per operation of the engine and of the provider process. */
+  cpu: Record<Op, { engine: number; provider: number }>;
   stateBytes: number;
   apiPerResource: Record<Op, number>;
 }
@@ -48,6 +50,11 @@ const WANTED = arg("front-ends", "BENCH_PROVIDER_FRONT_ENDS", "dynamic,native").
 const REPEAT = Number(arg("repeat", "BENCH_PROVIDER_REPEAT", "1"));
 const PROF = process.env.BENCH_PROVIDER_PROF ? resolve(process.env.BENCH_PROVIDER_PROF) : undefined;
 const PROVISION_MS = 100;
+/** The engine's process for an operation (its command line, NUL-separated). */
+const ENGINE = /\/pulumi\0(up|preview|refresh|destroy)\0/;
+/** The engine stops its plugins with a signal; exiting on it lets --cpu-prof write the profile. */
+const EXIT_ON_SIGNAL =
+  "data:text/javascript,for (const s of ['SIGINT','SIGTERM']) process.on(s, () => process.exit(0));";
 
 /** The floor's provider: every operation answers at once, nothing is called. */
 const noop: pulumi.dynamic.ResourceProvider = {
@@ -198,10 +205,12 @@ async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row
       "cws:org": { value: "demo" },
       "cws:apiToken": { value: "demo-token", secret: true },
     },
-    env: { ...fe.env, ...(profDir && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` }) },
+    env: { ...fe.env, ...(profDir && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir} --import "${EXIT_ON_SIGNAL}"` }) },
   });
-  const peak = new ProcessPeak(s.dir, fe.process);
+  const watch = new ProcessWatch(s.dir, { engine: ENGINE, provider: fe.process });
   const times = {} as Record<Op, number>;
+  const cpu = {} as Row["cpu"];
+  let last = watch.take();
   const api = {} as Record<Op, number>;
   let bytes = 0;
   try {
@@ -213,6 +222,10 @@ async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row
       else if (op === "refresh") await s.stack.refresh();
       else await s.stack.destroy();
       times[op] = (performance.now() - t) / 1000;
+      const now = watch.take();
+      const used = (c: string) => now[c]!.cpuSeconds - last[c]!.cpuSeconds;
+      cpu[op] = { engine: used("engine"), provider: used("provider") };
+      last = now;
       const counts = await server.counts();
       api[op] = Object.values(counts).reduce((a, b) => a + b, 0) / n;
       if (op === "up") {
@@ -222,11 +235,11 @@ async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row
       if (op === "destroy" && fe.sdk) await checkLive(server, n, "destroy");
     }
   } finally {
-    peak.stop();
+    watch.stop();
     await s.cleanup();
     await adminCall(server, "POST", "/reset");
   }
-  return { n, name: fe.name, times, rssBytes: peak.max, stateBytes: bytes, apiPerResource: api };
+  return { n, name: fe.name, times, rssBytes: last.provider!.peakRssBytes, cpu, stateBytes: bytes, apiPerResource: api };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
@@ -285,6 +298,21 @@ function print(runs: Row[][], fes: FrontEnd[]): void {
       console.log(
         `| ${n} | ${fe.name} | ${cells.join(" | ")} | ${mib(median(mine.map((m) => m.rssBytes)))} | ${Math.round(median(mine.map((m) => m.stateBytes)))} | ${fe.name === "floor" ? "-" : api} |`,
       );
+    }
+  }
+  console.log(`\nCPU seconds per operation, engine + provider process (median over runs)\n`);
+  console.log(`| N | front end | up | preview | refresh | destroy |`);
+  console.log(`|---:|---|---|---|---|---|`);
+  for (const n of NS) {
+    const ofN = runs.filter((r) => r[0]!.n === n);
+    for (const fe of fes) {
+      const mine = ofN.map((r) => r.find((x) => x.name === fe.name)!);
+      const cells = OPS.map((op) => {
+        const e = median(mine.map((m) => m.cpu[op].engine));
+        const p = median(mine.map((m) => m.cpu[op].provider));
+        return `${e.toFixed(1)} + ${p.toFixed(1)}`;
+      });
+      console.log(`| ${n} | ${fe.name} | ${cells.join(" | ")} |`);
     }
   }
 }

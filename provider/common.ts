@@ -1,5 +1,6 @@
 /** Helpers shared by the resource modules. */
-import { isAmbiguous, isNotFound, withRetryBudget } from "../client/index.ts";
+import { isAmbiguous, isNotFound } from "../client/errors.ts";
+import { withRetryBudget } from "../client/retry.ts";
 import type { CheckFailure, Context, Props, ResourceModule } from "./resource.ts";
 
 export const DEFAULT_READY_TIMEOUT_SEC = 600;

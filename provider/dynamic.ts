@@ -1,87 +1,21 @@
 /**
- * The dynamic-provider front end: adapts the resource modules to `pulumi.dynamic.ResourceProvider`.
- * Loaded by name (`pulumi-cws/provider/dynamic`) inside the engine's provider process, so the
- * provider serialized into state stays a few hundred bytes.
+ * What the provider serialized into state loads by name (`pulumi-cws/provider/dynamic`) inside
+ * the engine's provider process. The engine starts that process for every operation, so loading
+ * is paid each time: this entry loads the adapter (dynamic-adapter.ts) and the resource modules
+ * through Node's compile cache (load.ts) on the first call.
  */
-import { CwsClient } from "../client/index.ts";
-import { resolveConfig, type ConfigSource } from "./config.ts";
-import { resourceModule } from "./registry.ts";
-import { PartialStateError, type Context, type Props } from "./resource.ts";
+import type * as Adapter from "./dynamic-adapter.ts";
+import { requireCached } from "./load.ts";
 
-let source: ConfigSource = () => undefined;
-let context: Context | undefined;
+type AdapterModule = typeof Adapter;
 
-/** Called by the engine with the stack's configuration (secrets unwrapped). */
-export function configure(config: { get(key: string): string | undefined }): void {
-  source = (k) => config.get(k);
-  context = undefined;
-}
+let adapter: AdapterModule | undefined;
+const load = () => (adapter ??= requireCached<AdapterModule>(import.meta.url, "./dynamic-adapter.ts"));
 
-function ctx(): Context {
-  if (!context) {
-    const cfg = resolveConfig(source);
-    context = {
-      client: new CwsClient({ baseUrl: cfg.baseUrl, org: cfg.org, token: cfg.token }),
-      log: (m) => process.stderr.write(`cws: ${m}\n`),
-    };
-  }
-  return context;
-}
-
-/** Engine-internal keys never reach the modules. */
-function clean(props: Props): Props {
-  const { __provider: _p, ...rest } = props;
-  return rest;
-}
-
-/** Errors cross into the engine with their message only; partial state keeps its id and outputs. */
-function rethrow(e: unknown): never {
-  if (e instanceof PartialStateError) throw e;
-  const err = new Error(e instanceof Error ? e.message : String(e));
-  throw err;
-}
-
-export function check(type: string, olds: Props, news: Props) {
-  const r = resourceModule(type).check(clean(olds), clean(news));
-  return { inputs: r.inputs, failures: r.failures };
-}
-
-export function diff(type: string, id: string, olds: Props, news: Props) {
-  const d = resourceModule(type).diff(id, clean(olds), clean(news));
-  return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
-}
-
-export async function create(type: string, inputs: Props) {
-  try {
-    const r = await resourceModule(type).create(ctx(), clean(inputs));
-    return { id: r.id, outs: r.outputs };
-  } catch (e) {
-    rethrow(e);
-  }
-}
-
-export async function read(type: string, id: string, props: Props) {
-  try {
-    const r = await resourceModule(type).read(ctx(), id, clean(props ?? {}));
-    // An empty id tells the engine the resource is gone.
-    return r ? { id: r.id, props: r.outputs, inputs: r.inputs } : { id: "", props: {} };
-  } catch (e) {
-    rethrow(e);
-  }
-}
-
-export async function update(type: string, id: string, olds: Props, news: Props) {
-  try {
-    return { outs: await resourceModule(type).update(ctx(), id, clean(olds), clean(news)) };
-  } catch (e) {
-    rethrow(e);
-  }
-}
-
-export async function remove(type: string, id: string, props: Props) {
-  try {
-    await resourceModule(type).delete(ctx(), id, clean(props));
-  } catch (e) {
-    rethrow(e);
-  }
-}
+export const configure: AdapterModule["configure"] = (config) => load().configure(config);
+export const check: AdapterModule["check"] = (type, olds, news) => load().check(type, olds, news);
+export const diff: AdapterModule["diff"] = (type, id, olds, news) => load().diff(type, id, olds, news);
+export const create: AdapterModule["create"] = (type, inputs) => load().create(type, inputs);
+export const read: AdapterModule["read"] = (type, id, props) => load().read(type, id, props);
+export const update: AdapterModule["update"] = (type, id, olds, news) => load().update(type, id, olds, news);
+export const remove: AdapterModule["remove"] = (type, id, props) => load().remove(type, id, props);

@@ -1,6 +1,6 @@
 /** What the Workload and Sandbox modules share: reading a live workload and creating one once. */
 import type { Workload, WorkloadCreate, WorkloadOperation, WorkloadStatus } from "../api/index.ts";
-import { isAmbiguous } from "../client/index.ts";
+import { isAmbiguous } from "../client/errors.ts";
 import { CREATE_ATTEMPTS, collect, createOnce, createdSince, messageOf, unlessGone } from "./common.ts";
 import { canonical } from "./diff.ts";
 import { PartialStateError, type Context, type Props } from "./resource.ts";
