@@ -33,8 +33,8 @@ interface Row {
   name: string;
   times: Record<Op, number>;
   rssBytes: number;
-  /** CPU seconds per operation of the engine and of the provider process. */
-  cpu: Record<Op, { engine: number; provider: number }>;
+  /** CPU seconds per operation of the engine, the provider process and this process (the program). */
+  cpu: Record<Op, { engine: number; provider: number; program: number }>;
   stateBytes: number;
   apiPerResource: Record<Op, number>;
 }
@@ -217,6 +217,7 @@ async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row
     await server.counts();
     for (const op of OPS) {
       const t = performance.now();
+      const c = process.cpuUsage();
       if (op === "up") await s.stack.up();
       else if (op === "preview") await s.stack.preview();
       else if (op === "refresh") await s.stack.refresh();
@@ -224,7 +225,8 @@ async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row
       times[op] = (performance.now() - t) / 1000;
       const now = watch.take();
       const used = (c: string) => now[c]!.cpuSeconds - last[c]!.cpuSeconds;
-      cpu[op] = { engine: used("engine"), provider: used("provider") };
+      const program = process.cpuUsage(c);
+      cpu[op] = { engine: used("engine"), provider: used("provider"), program: (program.user + program.system) / 1e6 };
       last = now;
       const counts = await server.counts();
       api[op] = Object.values(counts).reduce((a, b) => a + b, 0) / n;
@@ -300,7 +302,7 @@ function print(runs: Row[][], fes: FrontEnd[]): void {
       );
     }
   }
-  console.log(`\nCPU seconds per operation, engine + provider process (median over runs)\n`);
+  console.log(`\nCPU seconds per operation: engine + provider process + program (median over runs)\n`);
   console.log(`| N | front end | up | preview | refresh | destroy |`);
   console.log(`|---:|---|---|---|---|---|`);
   for (const n of NS) {
@@ -310,7 +312,8 @@ function print(runs: Row[][], fes: FrontEnd[]): void {
       const cells = OPS.map((op) => {
         const e = median(mine.map((m) => m.cpu[op].engine));
         const p = median(mine.map((m) => m.cpu[op].provider));
-        return `${e.toFixed(1)} + ${p.toFixed(1)}`;
+        const g = median(mine.map((m) => m.cpu[op].program));
+        return `${e.toFixed(1)} + ${p.toFixed(1)} + ${g.toFixed(1)}`;
       });
       console.log(`| ${n} | ${fe.name} | ${cells.join(" | ")} |`);
     }
