@@ -124,15 +124,24 @@ async function goBuild(
   log(`downloading modules and compiling ${what} (CGO_ENABLED=0, tags osusergo,grpcnotrace)...`);
   const tmp = `${out}.tmp-${process.pid}`;
   const started = Date.now();
-  await runBuild(
-    go,
-    ["build", "-v", "-tags", "osusergo,grpcnotrace", "-ldflags", ldflags, "-o", tmp, pkg],
-    wrapperDir,
-    env,
-    (n) => {
-      if (n % 250 === 0) log(`compiled ${n} packages (${Math.round((Date.now() - started) / 1000)}s)`);
-    },
-  );
+  const seconds = () => Math.round((Date.now() - started) / 1000);
+  let compiled = 0;
+  // Progress every 250 packages, and every 30 s while the linker or a large package runs.
+  const ticker = setInterval(() => log(`still building (${compiled} packages, ${seconds()}s)`), 30_000);
+  try {
+    await runBuild(
+      go,
+      ["build", "-v", "-tags", "osusergo,grpcnotrace", "-ldflags", ldflags, "-o", tmp, pkg],
+      wrapperDir,
+      env,
+      (n) => {
+        compiled = n;
+        if (n % 250 === 0) log(`compiled ${n} packages (${seconds()}s)`);
+      },
+    );
+  } finally {
+    clearInterval(ticker);
+  }
   renameSync(tmp, out);
   log(`built ${what} in ${Math.round((Date.now() - started) / 1000)}s`);
 }

@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -95,18 +96,25 @@ describe("native plugin: import and customTimeouts", () => {
         join(dir, "Pulumi.yaml"),
         `name: native-import-cli\nruntime: yaml\nbackend:\n  url: ${s.env.PULUMI_BACKEND_URL}\n${resources}`,
       );
-    const pulumi = (...args: string[]) =>
-      execFileSync(join(pulumiRoot(), "bin", "pulumi"), [...args, "--non-interactive"], {
-        cwd: dir,
-        env: { ...process.env, ...s.env },
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+    // Asynchronous: the reference server answers the plugin from this very process.
+    const pulumi = async (...args: string[]) => {
+      try {
+        const { stdout } = await promisify(execFile)(
+          join(pulumiRoot(), "bin", "pulumi"),
+          [...args, "--non-interactive"],
+          { cwd: dir, env: { ...process.env, ...s.env }, encoding: "utf8" },
+        );
+        return stdout;
+      } catch (e) {
+        const { stdout, stderr } = e as { stdout?: string; stderr?: string };
+        throw new Error(`pulumi ${args.join(" ")} failed:\n${stdout ?? ""}\n${stderr ?? ""}`);
+      }
+    };
     yaml("resources: {}\n");
-    pulumi("stack", "init", "yaml");
-    pulumi("config", "set", "cws:baseUrl", server.baseUrl);
-    pulumi("config", "set", "cws:org", "demo");
-    pulumi("config", "set", "--secret", "cws:apiToken", DEMO_TOKEN);
+    await pulumi("stack", "init", "yaml");
+    await pulumi("config", "set", "cws:baseUrl", server.baseUrl);
+    await pulumi("config", "set", "cws:org", "demo");
+    await pulumi("config", "set", "--secret", "cws:apiToken", DEMO_TOKEN);
     writeFileSync(
       join(dir, "import.json"),
       JSON.stringify({
@@ -117,7 +125,7 @@ describe("native plugin: import and customTimeouts", () => {
         ],
       }),
     );
-    const out = pulumi("import", "--file", "import.json", "--yes", "--generate-code=false");
+    const out = await pulumi("import", "--file", "import.json", "--yes", "--generate-code=false");
     expect(out).toMatch(/3 imported/);
 
     yaml(`resources:
@@ -145,7 +153,7 @@ describe("native plugin: import and customTimeouts", () => {
       name: cli-key
       publicKey: ${PUBLIC_KEY}
 `);
-    const preview = pulumi("preview", "--expect-no-changes", "--diff");
+    const preview = await pulumi("preview", "--expect-no-changes", "--diff");
     expect(preview).toMatch(/4 unchanged/);
     const wl = await api<{ name: string; image: string }>(server, "GET", `/orgs/demo/workloads/${uids.wl}`);
     expect(wl.image).toBe("nginx:1.27");
