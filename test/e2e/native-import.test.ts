@@ -1,3 +1,4 @@
+import * as pulumi from "@pulumi/pulumi";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -9,6 +10,7 @@ import { pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
 import { DEMO_TOKEN, api, failureOf, liveResources, testServer, type Server } from "../helpers/cws.ts";
 import { nativeStack } from "../helpers/native.ts";
 
+const VM_PASSWORD = "vm-import-pass-5e7a";
 const PUBLIC_KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx import@cws";
 
@@ -48,6 +50,14 @@ describe("native plugin: import and customTimeouts", () => {
 
   it("adopts objects made through the API with the `import` resource option; the next preview is empty", async () => {
     const uids = await madeThroughTheApi(server, "opt");
+    const vm = await api<{ uid: string }>(server, "POST", "/orgs/demo/workloads", {
+      type: "VM",
+      name: "opt-vm",
+      image: "ubuntu-22.04",
+      resource_name: "vm-standard",
+      vm_config: { password: VM_PASSWORD },
+    });
+    await api(server, "POST", `/orgs/demo/workloads/${vm.uid}/deploy`);
     const s = await nativeStack(server, "native-import-option", async () => {
       const key = new SshKey("key", { name: "opt-key", publicKey: PUBLIC_KEY }, { import: uids.key });
       const vol = new Volume(
@@ -67,16 +77,30 @@ describe("native plugin: import and customTimeouts", () => {
         },
         { import: uids.wl },
       );
-      return { key: key.uid, vol: vol.uid, web: web.uid, status: web.status };
+      // The service never returns the password: ignoreChanges keeps the import from a replace.
+      const vmw = new Workload(
+        "vm",
+        {
+          type: "VM",
+          name: "opt-vm",
+          image: "ubuntu-22.04",
+          resourceName: "vm-standard",
+          vmConfig: { password: pulumi.secret(VM_PASSWORD) },
+        },
+        { import: vm.uid, ignoreChanges: ["vmConfig"] },
+      );
+      return { key: key.uid, vol: vol.uid, web: web.uid, status: web.status, vm: vmw.uid };
     });
     stacks.push(s);
     const up = await s.stack.up();
-    expect(up.summary.resourceChanges).toMatchObject({ import: 3 });
+    expect(up.summary.resourceChanges).toMatchObject({ import: 4 });
+    expect(up.outputs.vm!.value).toBe(vm.uid);
     expect(up.outputs.web!.value).toBe(uids.wl);
     expect(up.outputs.vol!.value).toBe(uids.vol);
     expect(up.outputs.key!.value).toBe(uids.key);
     expect(up.outputs.status!.value).toBe("running");
-    expect((await s.stack.preview()).changeSummary).toEqual({ same: 4 });
+    expect((await s.stack.preview()).changeSummary).toEqual({ same: 5 });
+    expect(JSON.stringify(await s.stack.exportStack())).not.toContain(VM_PASSWORD);
     // Imported objects are managed from now on: destroy removes them from the service.
     await s.stack.destroy();
     const live = await liveResources(server);

@@ -142,6 +142,20 @@ describe("native plugin: every kind through pulumi-resource-cws", () => {
     expect(box.name).toBe("box-renamed");
   });
 
+  it("refresh finds drift made behind the program's back, and up brings it back", async () => {
+    const uid = ((await s.stack.outputs()).webUid!.value as string) ?? "";
+    expect((await s.stack.refresh()).summary.resourceChanges).toEqual({ same: 7 });
+    await api(server, "PATCH", `/orgs/demo/workloads/${uid}`, { image: "nginx:1.29" });
+    expect((await s.stack.refresh()).summary.resourceChanges).toMatchObject({ update: 1 });
+    const ev = events();
+    const preview = await s.stack.preview({ onEvent: ev.onEvent });
+    expect(preview.changeSummary).toMatchObject({ update: 1 });
+    expect(ev.detailedDiff("web")).toEqual({ image: "update" });
+    await s.stack.up();
+    const w = await api<{ image: string }>(server, "GET", `/orgs/demo/workloads/${uid}`);
+    expect(w.image).toBe("nginx:1.28");
+  });
+
   it("destroys everything: the API is left empty", async () => {
     await s.stack.destroy();
     const live = await liveResources(server);
