@@ -17,5 +17,11 @@ const log = engineLog(engineAddress);
 let schema: string | undefined;
 const plugin = new CwsPlugin({ version, log, schema: () => (schema ??= servedSchema(ROOT, version)) });
 
-const { port } = await serve(plugin);
-process.stdout.write(`${port}\n`);
+// No top-level await: a Pulumi install's Node.js language host loads this module with require().
+serve(plugin).then(
+  ({ port }) => process.stdout.write(`${port}\n`),
+  (e: unknown) => {
+    process.stderr.write(`pulumi-resource-cws: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  },
+);
