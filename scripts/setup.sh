@@ -2,7 +2,7 @@
 # Sets up a fresh Debian machine for the demo and the tests:
 #   Debian packages for real sandboxes (bubblewrap, and what server/sandbox/DEBIAN_PACKAGES lists),
 #   npm packages (including Node 24 from the npm registry),
-#   the Pulumi CLI built from the Go module proxy (cached in ~/.cache/pulumi-cws).
+#   the Pulumi CLI and the YAML language host built from the Go module proxy (cached in ~/.cache/pulumi-cws).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
