@@ -5,6 +5,7 @@ import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CwsPlugin, serve } from "../../provider/native/server.ts";
 import { SIG_KEY, encode, secret } from "../../provider/native/values.ts";
+import { DEMO_TOKEN, liveResources, testServer } from "../helpers/cws.ts";
 
 const URN = (type: string, name: string) => `urn:pulumi:dev::proj::cws:index:${type}::${name}`;
 const Kind = providerPb.PropertyDiff.Kind;
@@ -123,5 +124,34 @@ describe("native plugin protocol (in-process gRPC)", () => {
     req.setUrn(URN("SshKey", "k"));
     req.setProperties(encode({ name: "k", publicKey: "ssh-ed25519 AAAA" }));
     await expect(call(client, "create", req)).rejects.toThrow(/not configured/);
+  });
+
+  it("Cancel stops a create that waits for running, promptly, and the workload stays on the service", async () => {
+    const slow = await testServer({ provisionDelayMs: 30_000 });
+    try {
+      const configure = new providerPb.ConfigureRequest();
+      configure.setArgs(encode({ baseUrl: slow.baseUrl, org: "demo", apiToken: DEMO_TOKEN }));
+      configure.setAcceptsecrets(true);
+      await call(client, "configure", configure);
+      const req = new providerPb.CreateRequest();
+      req.setUrn(URN("Workload", "slow"));
+      req.setProperties(
+        encode({ type: "RENTAL", name: "slow", image: "nginx:1.27", resourceName: "gpu-rental-small" }),
+      );
+      const started = Date.now();
+      const created = call(client, "create", req).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      await new Promise((r) => setTimeout(r, 1_000));
+      await call(client, "cancel", new emptyPb.Empty());
+      const err = await created;
+      const waited = Date.now() - started;
+      expect(err?.message).toMatch(/did not come up/);
+      expect(waited).toBeLessThan(5_000);
+      expect((await liveResources(slow)).workloads.map((w) => w.name)).toContain("slow");
+    } finally {
+      await slow.stop();
+    }
   });
 });
