@@ -30,24 +30,39 @@ const CONFIG: Record<string, PropertySpec> = {
 
 const strip = (s: string) => s.replace(/\*\*/g, "").trim();
 
-/** Input descriptions from docs/resources.md: its input tables, and `name` (notes) in prose. */
+/**
+ * Input descriptions from docs/resources.md: its input tables (columns found by their headers:
+ * Input, Types, Applied by, Notes), and `name` (how it applies) in prose.
+ */
 export function descriptionsFromDocs(markdown: string): Descriptions {
   const out: Descriptions = {};
   let section: string | undefined;
+  let columns: string[] = [];
   for (const line of markdown.split("\n").map((l) => l.replace(/\\\|/g, "or"))) {
     const h = /^## (\w+)/.exec(line);
     if (h) {
       section = RESOURCES[h[1]!] ? h[1] : undefined;
       if (section) out[section] = {};
+      columns = [];
       continue;
     }
     if (!section) continue;
-    const row = /^\| ([^|]+) \| ([^|]+) \| ([^|]+) \| (.*) \|$/.exec(line);
-    if (row && !row[1]!.startsWith("Input") && !row[1]!.startsWith("---")) {
-      const notes = strip(row[4]!);
-      const applied = strip(row[3]!);
-      const text = [notes, applied !== "-" ? `Applied by: ${applied}.` : ""].filter(Boolean).join(". ");
-      for (const name of row[1]!.split(",")) out[section]![name.trim()] = text.replace(/\.\./g, ".");
+    if (line.startsWith("|")) {
+      const cells = line.slice(1, -1).split("|").map(strip);
+      if (cells[0] === "Input") columns = cells;
+      if (!columns.length || cells[0] === "Input" || cells[0]!.startsWith("---")) continue;
+      const cell = (name: string) => cells[columns.indexOf(name)] ?? "";
+      const types = cell("Types");
+      const applied = cell("Applied by");
+      const text = [
+        cell("Notes"),
+        types && types !== "all" ? `Workload types: ${types}` : "",
+        applied && applied !== "-" ? `Applied by: ${applied}` : "",
+      ]
+        .filter(Boolean)
+        .map((t) => t.replace(/\.$/, ""))
+        .join(". ");
+      for (const name of cell("Input").split(",")) out[section]![name.trim()] = `${text}.`;
       continue;
     }
     for (const m of line.matchAll(/`(\w+)` \(([^)]*)\)/g)) out[section]![m[1]!] ??= `Applied by: ${m[2]}.`;
