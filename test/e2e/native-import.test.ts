@@ -77,7 +77,7 @@ describe("native plugin: import and customTimeouts", () => {
         },
         { import: uids.wl },
       );
-      // The service never returns the password: ignoreChanges keeps the import from a replace.
+      // The service never returns the password: the program's is taken, not compared (no replace).
       const vmw = new Workload(
         "vm",
         {
@@ -87,7 +87,7 @@ describe("native plugin: import and customTimeouts", () => {
           resourceName: "vm-standard",
           vmConfig: { password: pulumi.secret(VM_PASSWORD) },
         },
-        { import: vm.uid, ignoreChanges: ["vmConfig"] },
+        { import: vm.uid },
       );
       return { key: key.uid, vol: vol.uid, web: web.uid, status: web.status, vm: vmw.uid };
     });
