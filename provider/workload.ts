@@ -229,6 +229,7 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
     status = "provisioning";
   }
   if (status !== "running") {
+    ctx.log(`waiting for workload ${uid} to be running`);
     status = (await workloads.waitForStatus(uid, "running", waitOptions(ctx, inputs))).status;
   }
   if (wantSuspended) {

@@ -138,6 +138,9 @@ describe("native plugin: every kind through pulumi-resource-cws", () => {
     expect(up.outputs.webRevision!.value).not.toBe(before.webRevision!.value);
     expect(up.outputs.webStatus!.value).toBe("running");
     expect(ev.diagnostics("web").join("\n")).toMatch(/the service redeploys it/);
+    expect(ev.diagnostics("web").join("\n")).toMatch(/waiting for workload \S+ to be running/);
+    // Progress is on the resources' lines, never on the stack's.
+    expect(ev.diagnostics("native-kinds-dev").join("\n")).not.toMatch(/deploying|redeploys|waiting for/);
     const box = await api<{ name: string }>(server, "GET", `/orgs/demo/workloads/${before.boxUid!.value}`);
     expect(box.name).toBe("box-renamed");
   });
