@@ -34,9 +34,29 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { bubblewrapStatus, bwrapPath, sandboxArgs, visibleInSandboxes, WRITABLE_DIRS } from "./bwrap.ts";
+import {
+  bubblewrapStatus,
+  LAUNCH_ENV,
+  launchCommand,
+  sandboxArgs,
+  sandboxOwner,
+  visibleInSandboxes,
+  WRITABLE_DIRS,
+} from "./bwrap.ts";
 import { SandboxError } from "./errors.ts";
-import { copyTree } from "./fscopy.ts";
+import { chownTree, copyTree } from "./fscopy.ts";
+import {
+  cgroupName,
+  createCgroup,
+  removeLeftoverCgroup,
+  diskImagesUsable,
+  mountDiskImage,
+  removeCgroup,
+  resolveLimits,
+  unmountDiskImage,
+  type SandboxCgroup,
+  type SandboxLimits,
+} from "./limits.ts";
 import {
   childrenOf,
   continueNamespace,
@@ -50,6 +70,7 @@ import { Terminal, type TerminalInfo, type TerminalSession } from "./terminal.ts
 export { bubblewrapStatus } from "./bwrap.ts";
 export { SandboxError, type SandboxErrorCode } from "./errors.ts";
 export type { TerminalInfo, TerminalSession } from "./terminal.ts";
+export { DEFAULT_LIMITS, type SandboxLimits } from "./limits.ts";
 
 /** Largest file readFile/writeFile accept (TOO_LARGE beyond). */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -80,6 +101,8 @@ export interface SandboxRuntimeOptions {
   desktopGeometry?: string;
   /** How long start() waits for the sandbox to come up (default 30 s). */
   startTimeoutMs?: number;
+  /** Processes, memory and disk per sandbox (default DEFAULT_LIMITS). */
+  limits?: Partial<SandboxLimits>;
 }
 
 export interface ExecResult {
@@ -141,6 +164,8 @@ function agentJavaScript(): string | null {
   return agentJs;
 }
 const SOCKET_PATH_MAX = 100;
+/** util-linux prlimit, run inside the sandbox to set its per-process limits. */
+const PRLIMIT = ["/usr/bin/prlimit", "/bin/prlimit"].find((p) => fs.existsSync(p)) ?? "prlimit";
 const TOKEN_BYTES = 16; // 32 hex digits + "\n" on the wire
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const HOSTNAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -183,6 +208,9 @@ class Sandbox {
   exited: Promise<void>;
   markExited!: () => void;
   starting: Promise<void> | undefined;
+  cgroup: SandboxCgroup | undefined;
+  /** Whether fsDir is the mount point of the sandbox's own disk image. */
+  disk = false;
 
   constructor(id: string, spec: SandboxSpec, dir: string, ctlDir: string, ctlIsTemp: boolean) {
     this.id = id;
@@ -232,6 +260,7 @@ export class SandboxRuntime {
   private terminalBackend: "auto" | "python" | "script";
   private desktopGeometry: string;
   private startTimeoutMs: number;
+  readonly limits: SandboxLimits;
   private boxes = new Map<string, Sandbox>();
   private closed = false;
 
@@ -245,6 +274,7 @@ export class SandboxRuntime {
     this.terminalBackend = opts.terminalBackend ?? "auto";
     this.desktopGeometry = opts.desktopGeometry ?? "1280x800";
     this.startTimeoutMs = opts.startTimeoutMs ?? 30_000;
+    this.limits = resolveLimits(opts.limits);
   }
 
   // ---------------------------------------------------------------------------------
@@ -320,6 +350,8 @@ export class SandboxRuntime {
     if (!sb) {
       const dir = path.join(this.rootDir, id);
       if (ID_RE.test(id) && fs.existsSync(dir)) {
+        unmountDiskImage(path.join(dir, "fs"));
+        await removeLeftoverCgroup(cgroupName(this.rootDir, id));
         await fsp.rm(dir, { recursive: true, force: true });
         return;
       }
@@ -627,9 +659,22 @@ export class SandboxRuntime {
     this.boxes.set(id, sb);
     sb.starting = (async () => {
       try {
-        await fsp.mkdir(this.rootDir, { recursive: true });
-        await fsp.mkdir(dir, { mode: 0o700 });
-        await fsp.mkdir(sb.ctlDir, { recursive: true, mode: 0o700 });
+        const owner = sandboxOwner();
+        await fsp.mkdir(this.rootDir, { recursive: true, mode: 0o700 });
+        // rootDir/<id> and its fs/ and ctl/ are root's; the sandbox's host user may only
+        // pass through them (group), and owns the writable dirs.
+        await fsp.mkdir(dir, { mode: 0o710 });
+        await fsp.mkdir(sb.ctlDir, { recursive: true, mode: 0o750 });
+        if (diskImagesUsable()) {
+          await mountDiskImage(path.join(dir, "disk.img"), sb.fsDir, this.limits.diskBytes);
+          sb.disk = true;
+        } else {
+          await fsp.mkdir(sb.fsDir);
+        }
+        for (const p of [dir, sb.ctlDir, sb.fsDir]) await fsp.chown(p, 0, owner.gid).catch(() => {});
+        await fsp.chmod(dir, 0o710);
+        await fsp.chmod(sb.ctlDir, 0o750);
+        await fsp.chmod(sb.fsDir, 0o710);
         for (const d of WRITABLE_DIRS) {
           const mode = d === "tmp" || d === "var/tmp" ? 0o1777 : d === "root" ? 0o700 : 0o755;
           const p = path.join(sb.fsDir, d);
@@ -637,6 +682,7 @@ export class SandboxRuntime {
           await fsp.chmod(p, mode);
         }
         if (populate) await populate(sb.fsDir);
+        for (const d of WRITABLE_DIRS) await chownTree(path.join(sb.fsDir, d), owner.uid, owner.gid);
         await this.launch(sb);
         sb.state = "running";
         sb.touch();
@@ -670,6 +716,9 @@ export class SandboxRuntime {
         resolve();
       });
     });
+    const owner = sandboxOwner();
+    await fsp.chown(sb.sockPath, owner.uid, owner.gid).catch(() => {});
+    await fsp.chmod(sb.sockPath, 0o600);
 
     const agentConfig = {
       hostname,
@@ -679,13 +728,23 @@ export class SandboxRuntime {
       terminalBackend: this.terminalBackend,
       desktopGeometry: this.desktopGeometry,
     };
-    const args = sandboxArgs({
-      hostname,
-      fsDir: sb.fsDir,
+    sb.cgroup = createCgroup(cgroupName(this.rootDir, sb.id), this.limits);
+    const lim = this.limits;
+    const prefix = [PRLIMIT, `--nproc=${lim.processes}:${lim.processes}`, "--core=0"];
+    if (!sb.cgroup) prefix.push(`--data=${lim.memoryBytes}:${lim.memoryBytes}`);
+    if (!sb.disk) prefix.push(`--fsize=${lim.diskBytes}:${lim.diskBytes}`);
+    prefix.push("--");
+    const sources = {
+      sandboxDir: sb.dir,
       ctlDir: sb.ctlDir,
       nodeBinary: fs.realpathSync(process.execPath),
-      agentFile: js === null ? AGENT_FILE : undefined,
       ptyHelperFile: PTY_HELPER_FILE,
+      agentFile: js === null ? AGENT_FILE : undefined,
+    };
+    const args = sandboxArgs({
+      hostname,
+      sources,
+      prefix,
       env: {
         PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         HOME: "/root",
@@ -696,7 +755,8 @@ export class SandboxRuntime {
         CWS_AGENT_CONFIG: JSON.stringify(agentConfig),
       },
     });
-    const proc = spawn(bwrapPath(), args, { stdio: ["pipe", "pipe", "pipe"] });
+    const launch = launchCommand(args, sources, sb.cgroup?.dirs);
+    const proc = spawn(launch.cmd, launch.args, { stdio: ["pipe", "pipe", "pipe"], env: LAUNCH_ENV });
     sb.proc = proc;
     proc.stdin!.on("error", () => {});
     proc.stderr!.on("data", (b: Buffer) => {
@@ -935,6 +995,8 @@ export class SandboxRuntime {
     for (const t of [...sb.terminals.values(), ...sb.closing.values()]) t.sandboxGone(137);
     for (const token of [...sb.streams.keys()]) sb.streams.delete(token);
     sb.server?.close(); // stops listening; streams still open end with the sandbox's processes
+    await removeCgroup(sb.cgroup);
+    if (sb.disk || fs.existsSync(sb.fsDir)) unmountDiskImage(sb.fsDir);
     await fsp.rm(sb.dir, { recursive: true, force: true });
     if (sb.ctlIsTemp) await fsp.rm(sb.ctlDir, { recursive: true, force: true });
   }
