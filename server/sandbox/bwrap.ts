@@ -154,7 +154,7 @@ while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs"; shift; n=$((n-1)); done
 n=$1; shift
 if [ "$uid" = - ]; then shift $((2*n)); exec env -i "$@"; fi
 fd=3; keys=""
-while [ "$n" -gt 0 ]; do eval "exec $fd<\"\$2\""; keys="$keys $1:$fd"; fd=$((fd+1)); shift 2; n=$((n-1)); done
+while [ "$n" -gt 0 ]; do eval "exec $fd<\\"\\$2\\""; keys="$keys $1:$fd"; fd=$((fd+1)); shift 2; n=$((n-1)); done
 mount -t tmpfs -o mode=0755,size=64k,nosuid,nodev cws-view ${VIEW_DIR}
 for kv in $keys; do
   k=\${kv%:*}; f=\${kv#*:}
