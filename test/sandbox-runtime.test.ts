@@ -410,7 +410,30 @@ describe("files", () => {
   it("reads system files as the sandbox sees them", async () => {
     expect((await rt.readFile(id, "/etc/hostname")).toString()).toBe("files-box\n");
     expect((await rt.readFile(id, "/etc/passwd")).toString()).toContain("root:");
-    expect((await rt.readFile(id, "/proc/sys/kernel/hostname")).toString()).toBe("files-box\n");
+  });
+
+  it("refuses special files: /proc, /dev, FIFOs, and paths below a regular file", async () => {
+    for (const p of [
+      "/proc/self/pagemap",
+      "/proc/self/mem",
+      "/proc/sys/kernel/hostname",
+      "/dev/zero",
+    ]) {
+      await expectCode(rt.readFile(id, p), "INVALID_PATH");
+    }
+    await sh(
+      id,
+      "mkfifo /tmp/fifo && ln -sf /proc/self/environ /workspace/env-link && echo x > /workspace/plain",
+    );
+    await expectCode(rt.readFile(id, "/tmp/fifo"), "INVALID_PATH");
+    await expectCode(rt.writeFile(id, "/tmp/fifo", Buffer.from("x")), "INVALID_PATH");
+    await expectCode(rt.readFile(id, "/workspace/env-link"), "INVALID_PATH");
+    await expectCode(rt.writeFile(id, "/workspace/env-link", Buffer.from("x")), "INVALID_PATH");
+    await expectCode(rt.readFile(id, "/workspace/plain/below"), "INVALID_PATH");
+    await expectCode(rt.writeFile(id, "/workspace/plain/below", Buffer.from("x")), "INVALID_PATH");
+    await expectCode(rt.writeFile(id, "/workspace/plain/deeper/below", Buffer.from("x")), "INVALID_PATH");
+    // The sandbox still answers.
+    expect((await rt.readFile(id, "/workspace/plain")).toString()).toBe("x\n");
   });
 
   it("refuses relative paths, missing files, directories and read-only places", async () => {

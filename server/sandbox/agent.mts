@@ -91,8 +91,10 @@ function mapFsError(err: unknown, p: string): AgentError {
   const e = err as NodeJS.ErrnoException;
   switch (e.code) {
     case "ENOENT":
-    case "ENOTDIR":
       return new AgentError("NOT_FOUND", `no such file: ${p}`);
+    case "ENOTDIR":
+    case "EEXIST":
+      return new AgentError("INVALID_PATH", `a parent of ${p} is not a directory`);
     case "EISDIR":
       return new AgentError("INVALID_PATH", `is a directory: ${p}`);
     case "EROFS":
@@ -106,6 +108,18 @@ function mapFsError(err: unknown, p: string): AgentError {
       return new AgentError("INVALID_PATH", `path too long: ${p}`);
     case "EFBIG":
       return new AgentError("TOO_LARGE", `file too large: ${p}`);
+    case "ENOSPC":
+    case "EDQUOT":
+      return new AgentError("TOO_LARGE", `no space left in the sandbox for ${p}`);
+    case "ENXIO":
+    case "ENODEV":
+    case "ETXTBSY":
+      return new AgentError("INVALID_PATH", `not a regular file: ${p}`);
+    case "EIO":
+    case "EINVAL":
+    case "EOPNOTSUPP":
+    case "EBUSY":
+      return new AgentError("INVALID_PATH", `cannot use ${p} as a file (${e.code})`);
     default:
       return new AgentError("UNAVAILABLE", `${e.code ?? "error"}: ${e.message ?? String(err)}`);
   }
@@ -259,28 +273,34 @@ const O_READ = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_
 const O_WRITE =
   fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY;
 
+/** Kernel pseudo-filesystems: no file there is data a client can read or write. */
+function isSpecialPlace(p: string): boolean {
+  return ["/proc", "/sys", "/dev"].some((d) => p === d || p.startsWith(d + "/"));
+}
+
 async function readFileOp(p: string, token: string): Promise<Msg> {
   let fh: fsp.FileHandle | undefined;
   let sock: net.Socket | undefined;
   try {
-    fh = await fsp.open(p, O_READ);
+    const real = await fsp.realpath(p);
+    if (isSpecialPlace(real)) throw new AgentError("INVALID_PATH", `not a regular file: ${p} (in ${real.split("/")[1]})`);
+    fh = await fsp.open(real, O_READ);
     const st = await fh.stat();
     if (st.isDirectory()) throw new AgentError("INVALID_PATH", `is a directory: ${p}`);
     if (!st.isFile()) throw new AgentError("INVALID_PATH", `not a regular file: ${p}`);
     if (st.size > config.maxFileBytes) {
       throw new AgentError("TOO_LARGE", `file is ${st.size} bytes; the limit is ${config.maxFileBytes}`);
     }
+    // The size goes first, then exactly that many bytes (a file that shrinks meanwhile
+    // breaks the stream; one that grows is cut at the size it had).
     sock = await connectHost(token);
+    sock.write(`${st.size}\n`);
     const buf = Buffer.allocUnsafe(1 << 20);
     let total = 0;
-    for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
-      if (bytesRead === 0) break;
+    while (total < st.size) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, st.size - total), null);
+      if (bytesRead === 0) throw new AgentError("UNAVAILABLE", `file shrank while read: ${p}`);
       total += bytesRead;
-      // Files whose size is not known in advance (/proc, growing files) are capped too.
-      if (total > config.maxFileBytes) {
-        throw new AgentError("TOO_LARGE", `file is larger than the limit of ${config.maxFileBytes} bytes`);
-      }
       const chunk = Buffer.from(buf.subarray(0, bytesRead));
       if (!sock.write(chunk)) await new Promise((r) => sock!.once("drain", r));
       if (sock.destroyed) throw new AgentError("UNAVAILABLE", "stream closed by the host");
@@ -295,14 +315,15 @@ async function readFileOp(p: string, token: string): Promise<Msg> {
   }
 }
 
-function refuseSpecial(p: string): void {
-  if (p === "/proc" || p.startsWith("/proc/") || p === "/dev" || p.startsWith("/dev/") || p === "/") {
-    throw new AgentError("INVALID_PATH", `writing to ${p} is not allowed`);
-  }
+async function refuseSpecial(p: string): Promise<void> {
+  if (p === "/" || isSpecialPlace(p)) throw new AgentError("INVALID_PATH", `writing to ${p} is not allowed`);
+  // The same through a symlink (to the file or to a parent directory).
+  const real = await fsp.realpath(p).catch(() => fsp.realpath(path.posix.dirname(p)).catch(() => ""));
+  if (real && isSpecialPlace(real)) throw new AgentError("INVALID_PATH", `writing to ${p} is not allowed`);
 }
 
 async function writeFileOp(p: string, token: string, size: number): Promise<Msg> {
-  refuseSpecial(p);
+  await refuseSpecial(p);
   if (size > config.maxFileBytes) throw new AgentError("TOO_LARGE", `limit is ${config.maxFileBytes} bytes`);
   let fh: fsp.FileHandle | undefined;
   let sock: net.Socket | undefined;

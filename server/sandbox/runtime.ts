@@ -32,6 +32,7 @@ import * as nodeModule from "node:module";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 
 import {
@@ -398,39 +399,55 @@ export class SandboxRuntime {
     };
   }
 
-  async readFile(id: string, guestPath: string): Promise<Buffer> {
+  /**
+   * Opens a file of the sandbox for reading: its size, and a stream of exactly that many
+   * bytes (it errors if the sandbox sends fewer; extra bytes are dropped). `done` settles
+   * when the sandbox has confirmed the read. Memory stays at a few chunks however large
+   * the file is (the stream is paused while its reader is).
+   */
+  async openFile(id: string, guestPath: string): Promise<FileStream> {
     const sb = this.get(id);
     const p = checkGuestPath(guestPath);
     this.checkRunning(sb);
     sb.touch();
     const s = this.expectStream(sb);
-    const body = s.stream.then(
-      (sock) =>
-        new Promise<Buffer>((resolve, reject) => {
-          const chunks: Buffer[] = [];
-          let n = 0;
-          sock.on("data", (b: Buffer) => {
-            n += b.length;
-            if (n > MAX_FILE_BYTES) {
-              sock.destroy();
-              reject(new SandboxError("TOO_LARGE", `file is larger than ${MAX_FILE_BYTES} bytes`));
-            } else chunks.push(b);
-          });
-          sock.on("end", () => resolve(Buffer.concat(chunks)));
-          sock.on("close", () => reject(new SandboxError("UNAVAILABLE", "file stream interrupted")));
-        }),
-    );
-    body.catch(() => {});
+    const reply = this.request(sb, { op: "readFile", path: p, token: s.token });
+    reply.catch(() => {});
+    const header = s.stream.then((sock) => readSizeLine(sock));
+    header.catch(() => {});
     try {
-      const reply = await this.request(sb, { op: "readFile", path: p, token: s.token });
-      // The agent replies after it has sent the whole file; the stream is due now.
-      const data = await this.deadline(sb, body, 30_000, "file stream");
-      if (data.length !== Number(reply.size)) throw new SandboxError("UNAVAILABLE", "file stream truncated");
-      return data;
-    } finally {
+      // The agent answers an error before sending anything; a file comes with its size first.
+      const first = await Promise.race([header, reply.then(() => header)]);
+      const { size, sock } = await this.deadline(sb, Promise.resolve(first), 30_000, "file stream");
+      if (!(Number.isSafeInteger(size) && size >= 0 && size <= MAX_FILE_BYTES)) {
+        sock.destroy();
+        throw new SandboxError("UNAVAILABLE", "the sandbox announced an invalid file size");
+      }
+      const stream = new BoundedStream(sock, size);
+      const done = reply.then((r) => {
+        if (Number(r.size) !== size) throw new SandboxError("UNAVAILABLE", "file stream truncated");
+      });
+      done.catch(() => {});
+      return { size, stream, done };
+    } catch (err) {
       s.cancel();
+      throw err;
+    } finally {
       sb.touch();
     }
+  }
+
+  async readFile(id: string, guestPath: string): Promise<Buffer> {
+    const f = await this.openFile(id, guestPath);
+    const out = Buffer.allocUnsafe(f.size);
+    let n = 0;
+    for await (const chunk of f.stream as AsyncIterable<Buffer>) {
+      chunk.copy(out, n);
+      n += chunk.length;
+    }
+    await f.done;
+    if (n !== f.size) throw new SandboxError("UNAVAILABLE", "file stream truncated");
+    return out;
   }
 
   async writeFile(id: string, guestPath: string, data: Buffer): Promise<void> {
@@ -999,6 +1016,87 @@ export class SandboxRuntime {
     if (sb.disk || fs.existsSync(sb.fsDir)) unmountDiskImage(sb.fsDir);
     await fsp.rm(sb.dir, { recursive: true, force: true });
     if (sb.ctlIsTemp) await fsp.rm(sb.ctlDir, { recursive: true, force: true });
+  }
+}
+
+export interface FileStream {
+  size: number;
+  stream: Readable;
+  done: Promise<void>;
+}
+
+/** Reads the "<size>\n" a file stream starts with; the rest stays in the socket. */
+function readSizeLine(sock: net.Socket): Promise<{ size: number; sock: net.Socket }> {
+  return new Promise((resolve, reject) => {
+    let head = Buffer.alloc(0);
+    const fail = () => {
+      cleanup();
+      sock.destroy();
+      reject(new SandboxError("UNAVAILABLE", "file stream interrupted"));
+    };
+    const onReadable = () => {
+      for (let b = sock.read() as Buffer | null; b !== null; b = sock.read() as Buffer | null) {
+        head = Buffer.concat([head, b]);
+        const nl = head.indexOf(10);
+        if (nl === -1 && head.length > 24) return fail();
+        if (nl === -1) continue;
+        cleanup();
+        const rest = head.subarray(nl + 1);
+        if (rest.length) sock.unshift(rest);
+        const text = head.toString("latin1", 0, nl);
+        resolve({ size: /^\d{1,15}$/.test(text) ? Number(text) : -1, sock });
+        return;
+      }
+    };
+    const cleanup = () => {
+      sock.off("readable", onReadable);
+      sock.off("end", fail);
+      sock.off("close", fail);
+    };
+    sock.on("readable", onReadable);
+    sock.once("end", fail);
+    sock.once("close", fail);
+  });
+}
+
+/** Passes on exactly `size` bytes of a socket; errors if it ends early. */
+class BoundedStream extends Readable {
+  private left: number;
+  private readonly sock: net.Socket;
+
+  constructor(sock: net.Socket, size: number) {
+    super();
+    this.sock = sock;
+    this.left = size;
+    if (size === 0) {
+      this.push(null);
+      sock.destroy();
+      return;
+    }
+    sock.on("data", (b: Buffer) => {
+      if (this.left <= 0) return;
+      const part = b.length > this.left ? b.subarray(0, this.left) : b;
+      this.left -= part.length;
+      if (!this.push(part)) sock.pause();
+      if (this.left === 0) {
+        this.push(null);
+        sock.destroy();
+      }
+    });
+    const early = () => {
+      if (this.left > 0) this.destroy(new SandboxError("UNAVAILABLE", "file stream interrupted"));
+    };
+    sock.on("end", early);
+    sock.on("close", early);
+  }
+
+  override _read(): void {
+    this.sock.resume();
+  }
+
+  override _destroy(err: Error | null, cb: (e: Error | null) => void): void {
+    this.sock.destroy();
+    cb(err);
   }
 }
 
