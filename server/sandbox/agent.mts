@@ -283,7 +283,8 @@ async function readFileOp(p: string, token: string): Promise<Msg> {
   let sock: net.Socket | undefined;
   try {
     const real = await fsp.realpath(p);
-    if (isSpecialPlace(real)) throw new AgentError("INVALID_PATH", `not a regular file: ${p} (in ${real.split("/")[1]})`);
+    if (isSpecialPlace(real))
+      throw new AgentError("INVALID_PATH", `not a regular file: ${p} (in ${real.split("/")[1]})`);
     fh = await fsp.open(real, O_READ);
     const st = await fh.stat();
     if (st.isDirectory()) throw new AgentError("INVALID_PATH", `is a directory: ${p}`);
