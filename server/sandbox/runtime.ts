@@ -4,8 +4,10 @@
 // - One long-lived `bwrap` per sandbox, with its own PID, network (loopback only), IPC,
 //   UTS (hostname) and mount namespaces. Host system dirs (/usr, /bin, /lib*, /etc, ...)
 //   are bind-mounted read-only; the writable dirs (/root, /home, /tmp, /workspace,
-//   /var/tmp) are bind-mounted from rootDir/<id>/fs/. Processes keep uid 0 but no
-//   capability; bwrap --die-with-parent ties the sandbox to the server process.
+//   /var/tmp) are bind-mounted from rootDir/<id>/fs/. Processes are uid 0 of a user
+//   namespace (an unprivileged uid on the host), without capabilities or nested user
+//   namespaces, under process, memory and disk limits (limits.ts); bwrap
+//   --die-with-parent ties the sandbox to the server process.
 // - Inside runs a small agent (agent.mts, the host's Node binary bind-mounted read-only)
 //   as PID 2 (bwrap's init, PID 1, reaps orphans). Control messages are newline-delimited
 //   JSON over bwrap's stdin/stdout; bulk byte streams (files, terminals, RFB) use a unix

@@ -116,7 +116,7 @@ const queryString = fc
           .join("&"),
   );
 
-export function examples(f: Fixtures): Record<string, unknown>[] {
+function examples(f: Fixtures): Record<string, unknown>[] {
   return [
     rental(),
     vm(),
