@@ -413,12 +413,7 @@ describe("files", () => {
   });
 
   it("refuses special files: /proc, /dev, FIFOs, and paths below a regular file", async () => {
-    for (const p of [
-      "/proc/self/pagemap",
-      "/proc/self/mem",
-      "/proc/sys/kernel/hostname",
-      "/dev/zero",
-    ]) {
+    for (const p of ["/proc/self/pagemap", "/proc/self/mem", "/proc/sys/kernel/hostname", "/dev/zero"]) {
       await expectCode(rt.readFile(id, p), "INVALID_PATH");
     }
     await sh(

@@ -34,6 +34,8 @@ interface AgentConfig {
   maxOutputBytes: number;
   terminalBackend: "auto" | "python" | "script";
   desktopGeometry: string;
+  /** Command (and options) that runs what exec and terminals start, e.g. prlimit setting limits. */
+  processPrefix?: string[];
 }
 
 const HOST_SOCKET = "/run/cws/s";
@@ -44,6 +46,12 @@ const RFB_TCP_PORT = 5900;
 
 const config = JSON.parse(process.env.CWS_AGENT_CONFIG ?? "{}") as AgentConfig;
 delete process.env.CWS_AGENT_CONFIG;
+
+/** [command, args] of a process started for a client, behind config.processPrefix. */
+function limited(cmd: string, args: string[]): [string, string[]] {
+  const p = config.processPrefix ?? [];
+  return p.length ? [p[0]!, [...p.slice(1), cmd, ...args]] : [cmd, args];
+}
 
 // ---------------------------------------------------------------------------------------
 // Hygiene: close file descriptors inherited from the host by accident (anything not
@@ -207,7 +215,7 @@ function runExec(cmd: string, timeoutMs: number): Promise<Msg> {
     // detached: the command gets its own session and process group, so a timeout can
     // kill the whole group, and background jobs it leaves behind keep running after
     // the shell exits (we stop waiting for the pipes shortly after the shell exits).
-    const child = spawn("/bin/sh", ["-c", cmd], {
+    const child = spawn(...limited("/bin/sh", ["-c", cmd]), {
       cwd: "/workspace",
       env: baseEnv,
       detached: true,
@@ -440,7 +448,7 @@ async function termOpen(term: string, token: string, colsIn: number, rowsIn: num
   let hup: () => void;
 
   if (python) {
-    child = spawn(python, [PTY_HELPER, String(cols), String(rows), SHELL, "-l"], {
+    child = spawn(...limited(python, [PTY_HELPER, String(cols), String(rows), SHELL, "-l"]), {
       cwd: "/workspace",
       env,
       stdio: ["pipe", "pipe", "inherit", "pipe"],
@@ -465,7 +473,7 @@ async function termOpen(term: string, token: string, colsIn: number, rowsIn: num
     // `script` gives the shell a PTY; the initial size is set with stty before the
     // shell starts. -e: exit with the shell's status.
     const inner = `stty cols ${cols} rows ${rows} 2>/dev/null; exec ${SHELL} -l`;
-    child = spawn("script", ["-qfec", inner, "/dev/null"], {
+    child = spawn(...limited("script", ["-qfec", inner, "/dev/null"]), {
       cwd: "/workspace",
       env,
       stdio: ["pipe", "pipe", "inherit"],

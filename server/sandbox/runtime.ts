@@ -739,6 +739,7 @@ export class SandboxRuntime {
     await fsp.chown(sb.sockPath, owner.uid, owner.gid).catch(() => {});
     await fsp.chmod(sb.sockPath, 0o600);
 
+    sb.cgroup = createCgroup(cgroupName(this.rootDir, sb.id), this.limits);
     const agentConfig = {
       hostname,
       desktop: Boolean(sb.spec.desktop),
@@ -746,11 +747,15 @@ export class SandboxRuntime {
       maxOutputBytes: MAX_EXEC_OUTPUT_BYTES,
       terminalBackend: this.terminalBackend,
       desktopGeometry: this.desktopGeometry,
+      // Without a memory cgroup: RLIMIT_DATA on what exec and terminals start (the agent's
+      // own Node needs more address space than a small limit allows).
+      processPrefix: sb.cgroup
+        ? undefined
+        : [PRLIMIT, `--data=${this.limits.memoryBytes}:${this.limits.memoryBytes}`, "--"],
     };
-    sb.cgroup = createCgroup(cgroupName(this.rootDir, sb.id), this.limits);
     const lim = this.limits;
     const prefix = [PRLIMIT, `--nproc=${lim.processes}:${lim.processes}`, "--core=0"];
-    if (!sb.cgroup) prefix.push(`--data=${lim.memoryBytes}:${lim.memoryBytes}`);
+
     if (!sb.disk) prefix.push(`--fsize=${lim.diskBytes}:${lim.diskBytes}`);
     prefix.push("--");
     const sources = {
