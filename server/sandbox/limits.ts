@@ -6,7 +6,8 @@
 //   a pids cgroup can be created, pids.max as well. fork() fails with EAGAIN past it.
 // - memory: a memory cgroup (v1 memory.limit_in_bytes or v2 memory.max) when one can be
 //   created; the kernel's OOM killer then kills the largest process of that sandbox.
-//   Without a writable cgroup: RLIMIT_DATA per process (allocations fail with ENOMEM).
+//   Without a writable cgroup: RLIMIT_DATA on each process exec and terminals start
+//   (allocations fail with ENOMEM).
 // - disk: when the server runs as root, the writable dirs live on a per-sandbox ext4
 //   image of that size, loop-mounted at rootDir/<id>/fs (writes fail with ENOSPC).
 //   Otherwise RLIMIT_FSIZE caps each file at that size (writes past it fail with EFBIG).
