@@ -352,6 +352,8 @@ function streamLogs(
     .flatMap((e) => logLines(w, e, q.type));
   if (q.tail !== undefined) lines = q.tail === 0 ? [] : lines.slice(-q.tail);
   res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" });
+  // A follower learns at once that the stream is open, even before the first line.
+  res.flushHeaders();
   for (const line of lines) res.write(`${line}\n`);
   if (q.follow !== "true" || q.previous === "true" || w.status === "deleted") {
     res.end();
