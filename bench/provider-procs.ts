@@ -22,7 +22,7 @@ export class ProcessWatch {
   private readonly cpuTicks = new Map<string, number>();
   private readonly costs: Record<string, ProcessCost> = {};
 
-  constructor(stackDir: string, classes: Record<string, RegExp>, everyMs = 100) {
+  constructor(stackDir: string, classes: Record<string, RegExp>, everyMs = 250) {
     this.stackDir = stackDir;
     this.classes = classes;
     for (const c of Object.keys(classes)) this.costs[c] = { peakRssBytes: 0, cpuSeconds: 0 };

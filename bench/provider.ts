@@ -7,8 +7,9 @@
  * each resource takes in state, and the API requests per resource. Printed, never asserted.
  *
  * Run: node bench/provider.ts [--n 60,240,960] [--front-ends dynamic,native] [--repeat 1]
- * (or BENCH_PROVIDER_N, BENCH_PROVIDER_FRONT_ENDS, BENCH_PROVIDER_REPEAT; BENCH_PROVIDER_PROF=DIR
- * writes a CPU profile of each provider process into DIR).
+ * [--delay-ms 100] (or BENCH_PROVIDER_N, BENCH_PROVIDER_FRONT_ENDS, BENCH_PROVIDER_REPEAT,
+ * BENCH_PROVIDER_DELAY_MS; BENCH_PROVIDER_PROF=DIR writes a CPU profile of each provider
+ * process into DIR).
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { Stack } from "@pulumi/pulumi/automation/index.js";
@@ -49,7 +50,7 @@ const NS = arg("n", "BENCH_PROVIDER_N", "60,240,960").split(",").map(Number);
 const WANTED = arg("front-ends", "BENCH_PROVIDER_FRONT_ENDS", "dynamic,native").split(",");
 const REPEAT = Number(arg("repeat", "BENCH_PROVIDER_REPEAT", "1"));
 const PROF = process.env.BENCH_PROVIDER_PROF ? resolve(process.env.BENCH_PROVIDER_PROF) : undefined;
-const PROVISION_MS = 100;
+const PROVISION_MS = Number(arg("delay-ms", "BENCH_PROVIDER_DELAY_MS", "100"));
 /** The engine's process for an operation (its command line, NUL-separated). */
 const ENGINE = /\/pulumi\0(up|preview|refresh|destroy)\0/;
 /** The engine stops its plugins with a signal; exiting on it lets --cpu-prof write the profile. */
