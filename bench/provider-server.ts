@@ -22,7 +22,7 @@ function route(line: string): string | undefined {
   const tail = path
     .replace(/^\/v3\/orgs\/[^/]+/, "")
     .split("/")
-    .map((seg, i) => (i >= 2 && seg ? "{uid}" : seg))
+    .map((seg, i) => (i === 2 || i === 4 ? "{uid}" : seg))
     .join("/");
   return `${method} ${tail}`;
 }

@@ -118,16 +118,20 @@ async function frontEnds(): Promise<FrontEnd[]> {
     all.push({ name: "dynamic", sdk: await import("../sdk/index.ts"), env: {}, process: /dynamic-provider/ });
   const nativeSdk = join(REPO_ROOT, "sdk", "native", "index.ts");
   if (WANTED.includes("native")) {
-    if (!existsSync(nativeSdk)) console.log("native: not built in this checkout (sdk/native missing); skipped");
+    if (!existsSync(nativeSdk))
+      console.log("native: not built in this checkout (sdk/native missing); skipped");
     else
       all.push({
         name: "native",
         sdk: (await import(nativeSdk)) as Sdk,
         // The engine finds pulumi-resource-cws on PATH.
         env: {
-          PATH: [dirname(process.execPath), join(REPO_ROOT, "bin"), join(pulumiRoot(), "bin"), process.env.PATH].join(
-            delimiter,
-          ),
+          PATH: [
+            dirname(process.execPath),
+            join(REPO_ROOT, "bin"),
+            join(pulumiRoot(), "bin"),
+            process.env.PATH,
+          ].join(delimiter),
         },
         process: /provider\/native\/main/,
       });
@@ -206,7 +210,10 @@ async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row
       "cws:org": { value: "demo" },
       "cws:apiToken": { value: "demo-token", secret: true },
     },
-    env: { ...fe.env, ...(profDir && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir} --import "${EXIT_ON_SIGNAL}"` }) },
+    env: {
+      ...fe.env,
+      ...(profDir && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir} --import "${EXIT_ON_SIGNAL}"` }),
+    },
   });
   const watch = new ProcessWatch(s.dir, { engine: ENGINE, provider: fe.process });
   const times = {} as Record<Op, number>;
@@ -227,7 +234,11 @@ async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row
       const now = watch.take();
       const used = (c: string) => now[c]!.cpuSeconds - last[c]!.cpuSeconds;
       const program = process.cpuUsage(c);
-      cpu[op] = { engine: used("engine"), provider: used("provider"), program: (program.user + program.system) / 1e6 };
+      cpu[op] = {
+        engine: used("engine"),
+        provider: used("provider"),
+        program: (program.user + program.system) / 1e6,
+      };
       last = now;
       const counts = await server.counts();
       api[op] = Object.values(counts).reduce((a, b) => a + b, 0) / n;
@@ -242,7 +253,15 @@ async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row
     await s.cleanup();
     await adminCall(server, "POST", "/reset");
   }
-  return { n, name: fe.name, times, rssBytes: last.provider!.peakRssBytes, cpu, stateBytes: bytes, apiPerResource: api };
+  return {
+    n,
+    name: fe.name,
+    times,
+    rssBytes: last.provider!.peakRssBytes,
+    cpu,
+    stateBytes: bytes,
+    apiPerResource: api,
+  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;

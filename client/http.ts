@@ -28,6 +28,11 @@ export interface RequestOptions {
   deploymentType?: DeploymentType;
   /** Overrides the client's `maxRetries` for this call. */
   maxRetries?: number;
+  /**
+   * Called with the `Retry-After` of a successful answer (ms), when it has one: the service's
+   * hint of when to ask again (waiters poll by it).
+   */
+  onRetryAfter?: (ms: number) => void;
 }
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -308,6 +313,10 @@ export class Transport {
       });
       const received: Received = { status: res.statusCode, headers: res.headers, body: res.body };
       if (res.statusCode >= 400) throw await this.errorOf(p, received);
+      if (opts.onRetryAfter && res.headers["retry-after"] !== undefined) {
+        const hint = parseRetryAfter(res.headers["retry-after"]);
+        if (hint !== undefined) opts.onRetryAfter(hint);
+      }
       // A stream's timeout covers the wait for the headers; the body may flow for as long as it lasts.
       if (streaming) clearTimeout(handle);
       return await read(received);

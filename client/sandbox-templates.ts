@@ -62,8 +62,8 @@ export class SandboxTemplates {
         kind: "sandbox template",
         uid,
         target: targets,
-        read: (left, signal) =>
-          this.get(uid, { signal, timeoutMs: Math.min(left, this.#t.defaultTimeoutMs()) }),
+        read: (left, signal, onRetryAfter) =>
+          this.get(uid, { signal, timeoutMs: Math.min(left, this.#t.defaultTimeoutMs()), onRetryAfter }),
         statusOf: (t) => t.status,
         check: (t) => {
           if (t.status === "FAILED")

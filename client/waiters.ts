@@ -1,10 +1,13 @@
 /**
- * Waiters: poll a status until it reaches a target, separate from request retries. Polling
- * starts at `pollMs` (default 100 ms) and grows by half each round up to 2 s. Transient failures
- * of a poll (connection errors, 5xx after the request's own retries) are tolerated until the
+ * Waiters: poll a status until it reaches a target, separate from request retries. When the
+ * service says when to look again (`Retry-After` on a poll's answer, or on a 429/503), the next
+ * poll goes then: no sooner, so a wait costs the service what it asks, and no later, so the
+ * target is noticed as soon as the service reaches it. Otherwise polling starts at `pollMs`
+ * (default 100 ms) and grows by half each round up to 2 s. Transient failures of a poll
+ * (connection errors, 5xx and 429 after the request's own retries) are tolerated until the
  * deadline; any other error (404, 401, ...) ends the wait at once.
  */
-import { CwsConnectionError, CwsServerError, CwsWaitTimeoutError } from "./errors.ts";
+import { CwsConnectionError, CwsRateLimitError, CwsServerError, CwsWaitTimeoutError } from "./errors.ts";
 import { sleep } from "./retry.ts";
 
 export interface WaitOptions {
@@ -16,13 +19,24 @@ export interface WaitOptions {
 }
 
 export const MAX_POLL_MS = 2_000;
+/** The earliest a poll follows the previous one, whatever the service's hint. */
+export const MIN_POLL_MS = 10;
+/** The latest a poll waits on the service's hint (Retry-After). */
+export const MAX_HINT_MS = 60_000;
 
 export interface PollSpec<T> {
   kind: string;
   uid: string;
   target: string[];
-  /** Reads the current record; `timeoutMs` is what is left of the deadline. */
-  read: (timeoutMs: number, signal: AbortSignal | undefined) => Promise<T>;
+  /**
+   * Reads the current record; `timeoutMs` is what is left of the deadline. `onRetryAfter` takes
+   * the answer's Retry-After (ms), the service's hint of when to poll again.
+   */
+  read: (
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    onRetryAfter: (ms: number) => void,
+  ) => Promise<T>;
   statusOf: (record: T) => string;
   /** Throws when `record` shows the wait can never succeed. */
   check: (record: T) => void;
@@ -45,19 +59,23 @@ export async function pollUntil<T>(spec: PollSpec<T>, opts: WaitOptions): Promis
         cause: lastError,
       });
     }
+    let hint: number | undefined;
     try {
-      const record = await spec.read(left, opts.signal);
+      const record = await spec.read(left, opts.signal, (ms) => (hint = ms));
       lastStatus = spec.statusOf(record);
       lastError = undefined;
       if (spec.target.includes(lastStatus)) return record;
       spec.check(record);
     } catch (e) {
       if (opts.signal?.aborted) throw opts.signal.reason;
-      if (!(e instanceof CwsConnectionError || e instanceof CwsServerError)) throw e;
+      if (!(e instanceof CwsConnectionError || e instanceof CwsServerError || e instanceof CwsRateLimitError))
+        throw e;
       lastError = e;
+      if (e instanceof CwsServerError || e instanceof CwsRateLimitError) hint = e.retryAfterMs;
     }
-    const wait = Math.min(delay, deadline - Date.now());
+    const next = hint === undefined ? delay : Math.min(Math.max(hint, MIN_POLL_MS), MAX_HINT_MS);
+    const wait = Math.min(next, deadline - Date.now());
     if (wait > 0) await sleep(wait, opts.signal);
-    delay = Math.min(Math.round(delay * 1.5), MAX_POLL_MS);
+    if (hint === undefined) delay = Math.min(Math.round(delay * 1.5), MAX_POLL_MS);
   }
 }

@@ -241,8 +241,8 @@ export class Workloads {
         kind: "workload",
         uid,
         target: targets,
-        read: (left, signal) =>
-          this.state(uid, { signal, timeoutMs: Math.min(left, this.#t.defaultTimeoutMs()) }),
+        read: (left, signal, onRetryAfter) =>
+          this.state(uid, { signal, timeoutMs: Math.min(left, this.#t.defaultTimeoutMs()), onRetryAfter }),
         statusOf: (s) => s.status,
         check: (s) => {
           if (s.status === "error" || s.status === "deleted") {

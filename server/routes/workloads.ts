@@ -86,10 +86,17 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
     return { status: 200, body: op(w) };
   });
 
-  router.get(`${W}/state`, (rc) => ({
-    status: 200,
-    body: workloadState(workloads.get(rc.org, rc.params.uid!)),
-  }));
+  router.get(`${W}/state`, (rc) => {
+    const w = workloads.get(rc.org, rc.params.uid!);
+    // While a deploy runs, Retry-After says when it ends (seconds, to the millisecond): a
+    // poller that waits that long notices the outcome at once without asking in between.
+    const due = w.status === "provisioning" ? w.provision_due_at : undefined;
+    const headers =
+      due === undefined
+        ? undefined
+        : { "retry-after": (Math.max(0, due - ctx.clock.now()) / 1000).toFixed(3) };
+    return { status: 200, body: workloadState(w), headers };
+  });
 
   router.get(`${W}/events`, (rc) => {
     const w = workloads.get(rc.org, rc.params.uid!);

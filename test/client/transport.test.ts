@@ -213,6 +213,35 @@ describe("retries on the wire", () => {
   });
 });
 
+describe("waiters on the wire", () => {
+  it("poll when the service's Retry-After says, not on their own backoff", async () => {
+    // Provisioning until 400 ms after the first poll, saying so; a backoff from 100 ms would ask 4 times.
+    let first = 0;
+    stub = await stubServer((_req, res) => {
+      first ||= Date.now();
+      const left = first + 400 - Date.now();
+      if (left <= 0) return json(res, 200, state);
+      json(res, 200, { ...state, status: "provisioning" }, { "retry-after": (left / 1000).toFixed(3) });
+    });
+    const s = await clientOf(stub.baseUrl).workloads.waitForStatus("wl-1", "running", { timeoutMs: 10_000 });
+    expect(s.status).toBe("running");
+    expect(stub.requests).toHaveLength(2);
+  });
+
+  it("keep polling through a 429 after its retries, at the pace its Retry-After gives", async () => {
+    stub = await stubServer((_req, res, n) => {
+      if (n <= 2)
+        return json(res, 429, { error: "slow down", reason: "RATE_LIMITED" }, { "retry-after": "0.05" });
+      json(res, 200, state);
+    });
+    const c = clientOf(stub.baseUrl, { maxRetries: 0 });
+    expect((await c.workloads.waitForStatus("wl-1", "running", { timeoutMs: 10_000 })).status).toBe(
+      "running",
+    );
+    expect(stub.requests).toHaveLength(3);
+  });
+});
+
 describe("timeouts and cancellation", () => {
   it("time out a slow answer with CwsTimeoutError, retrying a GET", async () => {
     stub = await stubServer(() => {

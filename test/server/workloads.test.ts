@@ -233,6 +233,24 @@ describe("lifecycle", () => {
     expect(ev.body.next_cursor).toBeNull();
   });
 
+  it("says in Retry-After when a deploy ends, and nothing once it has", async () => {
+    const slow = await start({ provisionDelayMs: 1_000 });
+    try {
+      const w = await create(slow, rental());
+      await call(slow, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
+      const during = await call(slow, "GET", `/orgs/demo/workloads/${w.uid}/state`);
+      expect(during.body.status).toBe("provisioning");
+      const seconds = Number(during.headers.get("retry-after"));
+      expect(seconds).toBeGreaterThanOrEqual(0);
+      expect(seconds).toBeLessThanOrEqual(1);
+      await waitForStatus(slow, w.uid, "running");
+      const after = await call(slow, "GET", `/orgs/demo/workloads/${w.uid}/state`);
+      expect(after.headers.get("retry-after")).toBeNull();
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("refuses to deploy a running workload: 409 naming the status", async () => {
     const w = await deployed(s, rental());
     expect(
