@@ -18,7 +18,7 @@ export interface RequestTarget {
 export function parseRequestTarget(url: string | undefined): RequestTarget {
   let target = url ?? "/";
   // absolute-form (proxies): keep the path only
-  const abs = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
+  const abs = target.startsWith("/") ? null : /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
   if (abs) target = target.slice(abs[0].length) || "/";
   const hash = target.indexOf("#");
   if (hash !== -1) target = target.slice(0, hash);
@@ -26,6 +26,8 @@ export function parseRequestTarget(url: string | undefined): RequestTarget {
   const pathname = q === -1 ? target : target.slice(0, q);
   const search = q === -1 ? "" : target.slice(q);
   if (!pathname.startsWith("/")) throw new ApiError("INVALID_PATH", "the request path must start with /");
+  // Without "%" every segment is itself decoded, and without "." none is "." or "..".
+  if (!pathname.includes("%") && !pathname.includes(".")) return { pathname, search };
   for (const seg of pathname.split("/")) {
     let decoded: string;
     try {

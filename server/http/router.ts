@@ -40,6 +40,15 @@ interface Route {
   keys: string[];
   auth: RouteAuth;
   handler: Handler;
+  /** How many `/`-separated segments a matching path has (a parameter is one segment). */
+  segments: number;
+}
+
+/** Segments of a path: its slashes, a trailing one aside (`/orgs/demo/` has as many as `/orgs/demo`). */
+function segmentCount(path: string): number {
+  let n = 0;
+  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) n++;
+  return path.length > 1 && path.endsWith("/") ? n - 1 : n;
 }
 
 export interface Match {
@@ -54,6 +63,11 @@ export interface Match {
  */
 export class Router {
   private routes: Route[] = [];
+  /**
+   * The routes by segment count, each list in matching order: a path is tried only against
+   * routes with as many segments, since a parameter never spans a slash.
+   */
+  private bySegments: Map<number, Route[]> | undefined;
 
   add(
     method: string,
@@ -79,9 +93,11 @@ export class Router {
       keys,
       auth: opts.auth ?? "org",
       handler,
+      segments: segmentCount(pattern),
     };
     if (opts.first) this.routes.unshift(route);
     else this.routes.push(route);
+    this.bySegments = undefined;
   }
 
   get(p: string, h: Handler, o?: { auth?: RouteAuth; first?: boolean }) {
@@ -107,12 +123,24 @@ export class Router {
 
   /** Whether some route (any method) matches the path. */
   serves(path: string): boolean {
-    return this.routes.some((r) => r.regex.test(path));
+    return this.candidates(path).some((r) => r.regex.test(path));
+  }
+
+  private candidates(path: string): Route[] {
+    if (!this.bySegments) {
+      this.bySegments = new Map();
+      for (const r of this.routes) {
+        const list = this.bySegments.get(r.segments);
+        if (list) list.push(r);
+        else this.bySegments.set(r.segments, [r]);
+      }
+    }
+    return this.bySegments.get(segmentCount(path)) ?? [];
   }
 
   match(method: string, path: string): Match {
     const out: Match = { routes: [], allowed: [] };
-    for (const route of this.routes) {
+    for (const route of this.candidates(path)) {
       const m = route.regex.exec(path);
       if (!m) continue;
       if (route.method !== method && !(method === "HEAD" && route.method === "GET")) {

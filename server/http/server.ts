@@ -36,13 +36,14 @@ export function sendJson(
     res.end();
     return;
   }
-  const data = Buffer.from(JSON.stringify(body), "utf8");
+  // A string body goes out in one write with the headers (a Buffer would be a second chunk).
+  const data = JSON.stringify(body);
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
-    "content-length": data.length,
+    "content-length": Buffer.byteLength(data, "utf8"),
     ...headers,
   });
-  res.end(data);
+  res.end(data, "utf8");
 }
 
 export function sendError(res: ServerResponse, e: ApiError): void {
