@@ -192,6 +192,9 @@ export class Store {
       kvGet: this.db.prepare("SELECT value FROM kv WHERE key = ?"),
       kvSet: this.db.prepare("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)"),
       kvDel: this.db.prepare("DELETE FROM kv WHERE key = ?"),
+      begin: this.db.prepare("BEGIN"),
+      commit: this.db.prepare("COMMIT"),
+      rollback: this.db.prepare("ROLLBACK"),
     };
     this.workloads = new Collection(this, "workload");
     this.volumes = new Collection(this, "volume");
@@ -274,16 +277,16 @@ export class Store {
   /** Runs fn in one SQL transaction (nested calls join the outer one). */
   transaction<R>(fn: () => R): R {
     if (this.txDepth > 0) return fn();
-    this.db.exec("BEGIN");
+    this.stmts.begin!.run();
     this.txDepth++;
     try {
       const out = fn();
       this.txDepth--;
-      this.db.exec("COMMIT");
+      this.stmts.commit!.run();
       return out;
     } catch (e) {
       this.txDepth--;
-      this.db.exec("ROLLBACK");
+      this.stmts.rollback!.run();
       throw e;
     }
   }
