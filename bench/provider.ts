@@ -6,7 +6,7 @@
  * and destroy times and their ratio to the floor, the provider process's peak RSS, the bytes
  * each resource takes in state, and the API requests per resource. Printed, never asserted.
  *
- * Run: node bench/provider.ts [--n 60,240,960] [--front-ends dynamic,native] [--repeat 1]
+ * Run: node bench/provider.ts [--n 60,240] [--front-ends dynamic,native] [--repeat 1]
  * [--delay-ms 100] (or BENCH_PROVIDER_N, BENCH_PROVIDER_FRONT_ENDS, BENCH_PROVIDER_REPEAT,
  * BENCH_PROVIDER_DELAY_MS; BENCH_PROVIDER_PROF=DIR writes a CPU profile of each provider
  * process into DIR).
@@ -46,7 +46,7 @@ function arg(name: string, env: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return (i > 0 ? process.argv[i + 1] : undefined) ?? process.env[env] ?? fallback;
 }
-const NS = arg("n", "BENCH_PROVIDER_N", "60,240,960").split(",").map(Number);
+const NS = arg("n", "BENCH_PROVIDER_N", "60,240").split(",").map(Number);
 const WANTED = arg("front-ends", "BENCH_PROVIDER_FRONT_ENDS", "dynamic,native").split(",");
 const REPEAT = Number(arg("repeat", "BENCH_PROVIDER_REPEAT", "1"));
 const PROF = process.env.BENCH_PROVIDER_PROF ? resolve(process.env.BENCH_PROVIDER_PROF) : undefined;
