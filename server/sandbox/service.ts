@@ -3,16 +3,17 @@ import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { ServerContext } from "./context.ts";
-import { ApiError } from "./http/errors.ts";
-import { NEXT, type Handler, type RequestContext } from "./http/router.ts";
-import type { SandboxTemplateRecord, WorkloadRecord } from "./records.ts";
-import { bubblewrapStatus, SandboxError, SandboxRuntime } from "./sandbox/runtime.ts";
+import type { ServerContext } from "../context.ts";
+import { ApiError } from "../http/errors.ts";
+import type { SandboxTemplateRecord, WorkloadRecord } from "../records.ts";
+import { bubblewrapStatus, SandboxError, SandboxRuntime } from "./runtime.ts";
 
 /**
  * The sandbox service: two independent sandbox pools (X-Deployment-Type master and shadow), each a
  * SandboxRuntime, and what ties SANDBOX workloads to them: deploy, delete, SSH keys, idle and TTL
- * timers, access tickets, published snapshots. Routes (server/routes/sandbox-*.ts) use it.
+ * timers, access tickets, published snapshots. Routes (server/routes/sandbox-*.ts) use it; they
+ * translate requests into its calls and runtime failures into API errors (routes/sandbox-errors.ts).
+ * Its own rule violations are ApiErrors with the spec's codes, as in the other services.
  */
 
 export type Pool = "master" | "shadow";
@@ -117,11 +118,6 @@ export class SandboxService {
     return this.lc.hooks.onDeploy === this.deployHook;
   }
 
-  /** A route handler that passes the request on (NEXT) while another module owns sandboxes. */
-  route(handler: Handler): Handler {
-    return (rc) => (this.active() ? handler(rc) : NEXT);
-  }
-
   /** Sets the lifecycle hooks, marks sandboxes lost by a restart, starts the sweeper. */
   install(): void {
     const hooks = this.lc.hooks;
@@ -176,11 +172,6 @@ export class SandboxService {
    * 409 WORKLOAD_SANDBOX_UNAVAILABLE (still provisioning), 404 WORKLOAD_SANDBOX_TARGET_NOT_FOUND
    * (no runtime in the request's pool), 409 WORKLOAD_SANDBOX_INVALID_STATE (frozen, when it must run).
    */
-  /** The target of a request on `.../workloads/:uid/...`, in the pool its header selects. */
-  targetOf(rc: RequestContext, action: string, need: Need): Target {
-    return this.target(rc.org, rc.params.uid!, this.poolOf(rc.deploymentType), action, need);
-  }
-
   target(org: string, uid: string, pool: Pool, action: string, need: Need): Target {
     const w = this.sandboxWorkload(org, uid, action);
     const deployed = w.status === "running" || w.status === "frozen";
@@ -379,12 +370,10 @@ export class SandboxService {
   }
 
   /** Runs an operation on the sandbox; it counts as activity for the idle timeout while it runs. */
-  async busy<T>(t: Target, fn: () => Promise<T>, kind: "file" | "sandbox" = "sandbox"): Promise<T> {
+  async busy<T>(t: Target, fn: () => Promise<T>): Promise<T> {
     t.live.busy++;
     try {
       return await fn();
-    } catch (e) {
-      throw this.apiError(e, t, kind);
     } finally {
       t.live.busy--;
       t.live.activity = Date.now();
@@ -403,11 +392,7 @@ export class SandboxService {
         "WORKLOAD_SANDBOX_INVALID_STATE",
         `cannot freeze sandbox ${t.w.uid}: its status is ${t.w.status}, not running`,
       );
-    try {
-      await t.rt.freeze(t.live.id);
-    } catch (e) {
-      throw this.apiError(e, t);
-    }
+    await t.rt.freeze(t.live.id);
     const cur = this.store.workloads.get(t.w.uid);
     if (cur && cur.status === "running") this.lc.transition(cur, "frozen", { reason, message });
   }
@@ -418,11 +403,7 @@ export class SandboxService {
         "WORKLOAD_SANDBOX_INVALID_STATE",
         `cannot thaw sandbox ${t.w.uid}: its status is ${t.w.status}, not frozen`,
       );
-    try {
-      await t.rt.thaw(t.live.id);
-    } catch (e) {
-      throw this.apiError(e, t);
-    }
+    await t.rt.thaw(t.live.id);
     t.live.activity = Date.now();
     const cur = this.store.workloads.get(t.w.uid);
     if (cur && cur.status === "frozen")
@@ -476,50 +457,6 @@ export class SandboxService {
         "access ticket was issued for another organization or workload",
       );
     return t.pool;
-  }
-
-  // ---- errors -----------------------------------------------------------------------------
-
-  /** The API error for a runtime failure of an operation on t. */
-  apiError(e: unknown, t: Target | undefined, kind: "file" | "terminal" | "sandbox" = "sandbox"): Error {
-    if (e instanceof ApiError) return e;
-    if (e instanceof SandboxError) {
-      switch (e.code) {
-        case "NOT_FOUND":
-          return new ApiError(
-            kind === "terminal" ? "WORKLOAD_TERMINAL_NOT_FOUND" : "WORKLOAD_SANDBOX_TARGET_NOT_FOUND",
-            e.message,
-          );
-        case "INVALID_PATH":
-          return new ApiError("WORKLOAD_SANDBOX_PATH_INVALID", e.message);
-        case "TOO_LARGE":
-          return new ApiError("WORKLOAD_SANDBOX_FILE_TOO_LARGE", e.message);
-        case "NO_DESKTOP":
-          return new ApiError("WORKLOAD_SANDBOX_NO_DESKTOP", e.message);
-        case "LIMIT":
-          return new ApiError("WORKLOAD_SANDBOX_SESSION_LIMIT", e.message);
-        case "INVALID_STATE": {
-          const state = t ? this.runtimeState(t.live) : undefined;
-          if (state === "frozen") return new ApiError("WORKLOAD_SANDBOX_INVALID_STATE", e.message);
-          return new ApiError("WORKLOAD_SANDBOX_UNAVAILABLE", `sandbox is not available: ${e.message}`);
-        }
-        case "UNAVAILABLE":
-          return new ApiError("WORKLOAD_SANDBOX_GATEWAY_FAILURE", `sandbox did not answer: ${e.message}`);
-      }
-    }
-    if (e instanceof TypeError) return new ApiError("INVALID_BODY", e.message);
-    // Anything else came from a sandbox that is going away (deleted or stopped meanwhile) or
-    // failed in a way the client cannot fix: never a bare 500.
-    const state = t ? this.runtimeState(t.live) : undefined;
-    if (!t || state === undefined || state === "destroying" || state === "stopped")
-      return new ApiError(
-        "WORKLOAD_SANDBOX_UNAVAILABLE",
-        `sandbox is not available: ${String((e as Error)?.message ?? e)}`,
-      );
-    return new ApiError(
-      "WORKLOAD_SANDBOX_GATEWAY_FAILURE",
-      `sandbox failed: ${String((e as Error)?.message ?? e)}`,
-    );
   }
 
   runtimeState(live: LiveSandbox): string | undefined {
