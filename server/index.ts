@@ -16,6 +16,7 @@ import { ROUTE_MODULES, type RouteModule } from "./routes/index.ts";
 import { DEFAULT_SEED, applySeed, loadSeedFile, type Seed } from "./seed.ts";
 import { Store } from "./store.ts";
 import { iso, systemClock, type Clock } from "./util.ts";
+import { orgOfToken } from "./auth.ts";
 
 export type { ServerContext, UpgradeHandler } from "./context.ts";
 export type { WorkloadHooks } from "./lifecycle.ts";
@@ -108,7 +109,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     faults: new Faults(),
     wss: new WebSocketServer({ noServer: true }),
     onUpgrade: (h) => void upgradeHandlers.push(h),
-    orgOfToken: (token) => lifecycle.orgOfToken(token),
+    orgOfToken: (token) => orgOfToken(store, token),
     onClose: (fn) => void closers.push(fn),
     log,
   };

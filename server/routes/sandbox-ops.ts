@@ -9,6 +9,7 @@ import { newUid } from "../util.ts";
 import { sandboxTemplateView, workloadOperation } from "../views.ts";
 import { Workloads } from "../workloads.ts";
 import { runOn, sandboxApiError, sandboxRoute, targetOf } from "./sandbox-http.ts";
+import { costPerHour } from "../billing.ts";
 
 const W = "/orgs/:org/workloads/:uid";
 
@@ -114,7 +115,7 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
         kind: "USER",
         status: "PENDING",
         resource_name: src?.resource_name ?? t.w.resource_name,
-        cost_per_hour: src?.cost_per_hour ?? lc.costPerHour(t.w),
+        cost_per_hour: src?.cost_per_hour ?? costPerHour(lc.store, t.w),
         frozen_cost_per_hour: src?.frozen_cost_per_hour ?? 0,
         desktop: Boolean(src?.desktop),
         source_workload_uid: t.w.uid,
