@@ -1,7 +1,7 @@
 import type { WorkloadStatus } from "../api/index.ts";
 import { ApiError } from "./http/errors.ts";
 import type { WorkloadRecord } from "./records.ts";
-import type { InventoryItem } from "./seed.ts";
+import type { InventoryItem } from "./seed/schema.ts";
 import type { Store } from "./store.ts";
 
 /** Statuses in which a workload holds an inventory unit. */

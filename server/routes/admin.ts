@@ -2,7 +2,7 @@ import { CreditsBody, FaultCreate, ProvisioningRuleCreate } from "../../api/inde
 import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { parseBody } from "../http/io.ts";
-import { applySeed } from "../seed.ts";
+import { applySeed } from "../seed/apply.ts";
 import { sandboxTemplateView, sshKeyView, templateView, volumeView, workloadOperation } from "../views.ts";
 import { credits, setCredits } from "../billing.ts";
 import { orgExists } from "../auth.ts";
