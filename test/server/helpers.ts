@@ -1,70 +1,20 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-/** Helpers of the reference-server conformance tests: an in-process server and a tiny JSON caller. */
-import { startServer, type ServerOptions } from "../../server/index.ts";
+/** Helpers of the reference-server conformance tests: workload bodies, create, deploy, wait. */
+import type { ServerOptions } from "../../server/index.ts";
+import { call, type Res } from "../helpers/http.ts";
+import { ADMIN_TOKEN, DEMO_TOKEN, OTHER_TOKEN, startTestServer, type TestServer } from "../helpers/server.ts";
 
-export type TestServer = Awaited<ReturnType<typeof startServer>>;
+export type { TestServer };
+export { adminCall, call, type Res } from "../helpers/http.ts";
 
-export const DEMO = "demo-token";
-export const OTHER = "other-token";
-export const ADMIN = "admin-token";
+export const DEMO = DEMO_TOKEN;
+export const OTHER = OTHER_TOKEN;
+export const ADMIN = ADMIN_TOKEN;
 export const PUBLIC_KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx test@cws";
 
 export function start(opts: ServerOptions = {}): Promise<TestServer> {
-  return startServer({ port: 0, provisionDelayMs: 20, ...opts });
-}
-
-export interface Res<T = any> {
-  status: number;
-  body: T;
-  text: string;
-  headers: Headers;
-}
-
-/** A request to the API (`path` after /v3); JSON in, JSON (or text) out. */
-export async function call<T = any>(
-  s: TestServer,
-  method: string,
-  path: string,
-  body?: unknown,
-  opts: { token?: string | null; headers?: Record<string, string>; raw?: string } = {},
-): Promise<Res<T>> {
-  const headers: Record<string, string> = { ...opts.headers };
-  const token = opts.token === undefined ? DEMO : opts.token;
-  if (token) headers.authorization = `Bearer ${token}`;
-  let payload: string | undefined = opts.raw;
-  if (body !== undefined) {
-    payload = JSON.stringify(body);
-    headers["content-type"] ??= "application/json";
-  }
-  const res = await fetch(`${s.baseUrl}${path}`, { method, headers, body: payload });
-  const text = await res.text();
-  let parsed: unknown = text;
-  if ((res.headers.get("content-type") ?? "").includes("application/json") && text) parsed = JSON.parse(text);
-  return { status: res.status, body: parsed as T, text, headers: res.headers };
-}
-
-export async function adminCall<T = any>(
-  s: TestServer,
-  method: string,
-  path: string,
-  body?: unknown,
-  token = ADMIN,
-): Promise<Res<T>> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${s.adminUrl}${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    body: (text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text) as T,
-    text,
-    headers: res.headers,
-  };
+  return startTestServer(opts);
 }
 
 /** Expects an error body with this status and reason; returns the message. */

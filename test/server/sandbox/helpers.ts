@@ -5,7 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { expect } from "vitest";
 import WebSocket from "ws";
-import { call, create, DEMO, start, type Res, type TestServer } from "./helpers.ts";
+import { call, create, DEMO, start, type Res, type TestServer } from "../helpers.ts";
 
 export interface SandboxServer {
   s: TestServer;
@@ -179,12 +179,4 @@ export function hostPidsWith(marker: string): number[] {
   return out;
 }
 
-export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { until } from "../../helpers/wait.ts";
