@@ -27,7 +27,7 @@ export function isLive(w: WorkloadRecord | undefined): w is WorkloadRecord {
   return w !== undefined && w.status !== "deleted";
 }
 
-export class Workloads {
+export class WorkloadService {
   private readonly lc: Lifecycle;
 
   constructor(lc: Lifecycle) {
@@ -205,6 +205,9 @@ export class Workloads {
     const body = result.value;
     let resourceName = body.resource_name;
     if (body.type === "SANDBOX") {
+      // A SANDBOX names its sandbox template in `image` (spec 2.1: SANDBOX image = template
+      // UID): the create body has one field for what a workload runs, whatever its type. The
+      // provider's `template` input is sent there; the record keeps it as sandbox_config.template_uid.
       const t = this.sandboxTemplate(org, body.image);
       this.checkResource("SANDBOX", body.resource_name);
       resourceName ??= t.resource_name;

@@ -7,7 +7,7 @@ import type { SandboxTemplateRecord } from "../records.ts";
 import type { SandboxService } from "../sandbox/service.ts";
 import { newUid } from "../util.ts";
 import { sandboxTemplateView, workloadOperation } from "../views.ts";
-import { Workloads } from "../workloads.ts";
+import { WorkloadService } from "../workloads.ts";
 import { runOn, sandboxApiError, sandboxRoute, targetOf } from "./sandbox-http.ts";
 import { costPerHour } from "../billing.ts";
 
@@ -23,7 +23,7 @@ export function forkName(parent: string): string {
 /** Deploy pool, freeze, thaw, fork, publish and exec of sandboxes. */
 export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService): void {
   const { router, lifecycle: lc, store } = ctx;
-  const workloads = new Workloads(lc);
+  const workloads = new WorkloadService(lc);
 
   // The generic deploy route answers; this notes the pool (X-Deployment-Type) the deploy targets.
   router.post(
