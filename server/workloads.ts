@@ -21,6 +21,9 @@ import { inventoryItem } from "./capacity.ts";
  * Registering and updating workloads: the contract's rules (api/workload-rules.ts) plus the
  * checks that need server data (inventory, images, regions, reservations, keys, volumes,
  * sandbox templates).
+ *
+ * Over 400 lines because create and PATCH share these checks and are kept together so that each
+ * rule is written once; attach and detach are in workload-attachments.ts.
  */
 
 export function isLive(w: WorkloadRecord | undefined): w is WorkloadRecord {

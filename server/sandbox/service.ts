@@ -7,6 +7,7 @@ import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import type { SandboxTemplateRecord, WorkloadRecord } from "../records.ts";
 import { bubblewrapStatus, SandboxError, SandboxRuntime } from "./runtime.ts";
+import { AccessTickets, type Pool } from "./tickets.ts";
 
 /**
  * The sandbox service: two independent sandbox pools (X-Deployment-Type master and shadow), each a
@@ -14,15 +15,17 @@ import { bubblewrapStatus, SandboxError, SandboxRuntime } from "./runtime.ts";
  * timers, access tickets, published snapshots. Routes (server/routes/sandbox-*.ts) use it; they
  * translate requests into its calls and runtime failures into API errors (routes/sandbox-errors.ts).
  * Its own rule violations are ApiErrors with the spec's codes, as in the other services.
+ *
+ * Over 400 lines because deploy and delete hooks, targets, freeze and thaw, publish and the
+ * timers all act on the one map of live sandboxes and change together; access tickets are in
+ * tickets.ts, HTTP in routes/sandbox-http.ts.
  */
 
-export type Pool = "master" | "shadow";
+export type { Pool } from "./tickets.ts";
 export const POOLS: readonly Pool[] = ["master", "shadow"];
 
 /** How often idle timeouts, TTLs, crashed sandboxes and expired tickets are checked. */
 export const SWEEP_INTERVAL_MS = 500;
-/** How long an expired access ticket is remembered (to answer "expired" rather than "unknown"). */
-const TICKET_GRACE_MS = 5 * 60_000;
 /** Live terminals per sandbox (429 WORKLOAD_SANDBOX_SESSION_LIMIT beyond). */
 export const MAX_TERMINALS = 8;
 
@@ -44,13 +47,6 @@ export interface LiveSandbox {
   /** SSH key UID -> public key installed in the guest. */
   keys: Map<string, string>;
   keyLock: Promise<void>;
-}
-
-interface TicketEntry {
-  org: string;
-  uid: string;
-  pool: Pool;
-  expiresAt: number;
 }
 
 /** Where the target of an operation must be. */
@@ -80,7 +76,7 @@ export class SandboxService {
   private readonly deployPool = new Map<string, Pool | undefined>();
   /** Child workload UID -> parent workload UID, for a deploy that is a fork. */
   private readonly forkOf = new Map<string, string>();
-  private readonly tickets = new Map<string, TicketEntry>();
+  private readonly tickets: AccessTickets;
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping = false;
   private sweeps = 0;
@@ -88,6 +84,7 @@ export class SandboxService {
 
   constructor(ctx: ServerContext) {
     this.ctx = ctx;
+    this.tickets = new AccessTickets(ctx.clock);
     this.ownsRoot = !ctx.options.sandboxRoot;
     // Without sandboxRoot: a private temporary directory, created by the first sandbox (so that a
     // server that runs none leaves nothing behind) and removed on close.
@@ -319,7 +316,7 @@ export class SandboxService {
 
   private async onDelete(w: WorkloadRecord): Promise<void> {
     this.forgetFork(w.uid);
-    for (const [k, t] of this.tickets) if (t.uid === w.uid) this.tickets.delete(k);
+    this.tickets.forgetWorkload(w.uid);
     const live = this.live.get(w.uid);
     if (live) await this.teardown(live);
   }
@@ -437,26 +434,12 @@ export class SandboxService {
   // ---- tickets ----------------------------------------------------------------------------
 
   mintTicket(org: string, uid: string, pool: Pool, ttlSec: number): { ticket: string; expires_at: string } {
-    const ticket = randomBytes(24).toString("base64url");
-    const expiresAt = this.ctx.clock.now() + ttlSec * 1000;
-    this.tickets.set(ticket, { org, uid, pool, expiresAt });
-    return { ticket, expires_at: new Date(expiresAt).toISOString() };
+    return this.tickets.mint(org, uid, pool, ttlSec);
   }
 
   /** Consumes a ticket (whatever the outcome) and returns its pool; 401 when it does not admit org/uid now. */
   consumeTicket(ticket: string, org: string, uid: string): Pool {
-    const t = this.tickets.get(ticket);
-    this.tickets.delete(ticket);
-    if (!t)
-      throw new ApiError("WORKLOAD_ACCESS_TICKET_INVALID", "access ticket is unknown or was already used");
-    if (this.ctx.clock.now() >= t.expiresAt)
-      throw new ApiError("WORKLOAD_ACCESS_TICKET_INVALID", "access ticket has expired; mint a new one");
-    if (t.org !== org || t.uid !== uid)
-      throw new ApiError(
-        "WORKLOAD_ACCESS_TICKET_INVALID",
-        "access ticket was issued for another organization or workload",
-      );
-    return t.pool;
+    return this.tickets.consume(ticket, org, uid);
   }
 
   runtimeState(live: LiveSandbox): string | undefined {
@@ -513,8 +496,7 @@ export class SandboxService {
         }
       }
       const clock = this.ctx.clock.now();
-      // Expired tickets are kept a while, so that a late handshake is told why it is refused.
-      for (const [k, t] of this.tickets) if (clock >= t.expiresAt + TICKET_GRACE_MS) this.tickets.delete(k);
+      this.tickets.sweep(clock);
       if (++this.sweeps % 20 === 0) await this.collectSnapshots();
     } finally {
       this.sweeping = false;
