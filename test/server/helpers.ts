@@ -27,6 +27,7 @@ export function expectError(res: Res, status: number, reason: string): string {
   return res.body.error as string;
 }
 
+/** Polls a workload's state until it has `status`; with failOnError, a workload in error fails at once. */
 export async function waitForStatus(
   s: TestServer,
   uid: string,
@@ -34,13 +35,15 @@ export async function waitForStatus(
   org = "demo",
   token = DEMO,
   timeoutMs = 3000,
+  opts: { intervalMs?: number; failOnError?: boolean } = {},
 ): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   let last: any;
   while (Date.now() < deadline) {
     last = (await call(s, "GET", `/orgs/${org}/workloads/${uid}/state`, undefined, { token })).body;
     if (last.status === status) return last;
-    await new Promise((r) => setTimeout(r, 10));
+    if (opts.failOnError && last.status === "error" && status !== "error") break;
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 10));
   }
   throw new Error(`workload ${uid} did not reach ${status}; last state ${JSON.stringify(last)}`);
 }
