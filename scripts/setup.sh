@@ -2,12 +2,14 @@
 # Sets up a fresh Debian machine for the demo and the tests:
 #   Debian packages for real sandboxes (bubblewrap, and what server/sandbox/DEBIAN_PACKAGES lists),
 #   npm packages (including Node 24 from the npm registry),
-#   the Pulumi CLI built from the Go module proxy (cached in ~/.cache/pulumi-cws).
+#   the Pulumi CLI built from the Go module proxy (cached in ~/.cache/pulumi-cws),
+#   the Python and Go SDKs generated from schema.json, and the project venv (.venv) for Python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ -z "${CWS_SKIP_APT:-}" ]; then
   packages=(bubblewrap python3)
+  packages+=(python3-venv) # Python programs: the project's virtual environment (.venv)
   if [ -f server/sandbox/DEBIAN_PACKAGES ]; then
     while read -r p; do
       case "$p" in ""|\#*) ;; *) packages+=("$p") ;; esac
@@ -28,3 +30,7 @@ echo "setup: npm ci"
 npm ci --no-audit --no-fund
 # npm scripts run with node_modules/.bin (Node 24) first on PATH.
 npm run --silent pulumi:build
+
+# Python, Go and YAML programs: the SDKs generated from schema.json (tools/gen-sdk, cached),
+# the project's Python virtual environment (.venv) and the Go programs' modules.
+npm run --silent languages:setup
