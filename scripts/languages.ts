@@ -24,6 +24,13 @@ export const VENV_PYTHON = join(VENV, "bin", "python");
 /** Go programs whose modules setup downloads. */
 export const GO_PROGRAMS = [join(REPO_ROOT, "examples", "go-vm")];
 
+/**
+ * The Pulumi CLI's build settings (scripts/pulumi-toolchain.ts). Go programs built with the same
+ * ones reuse the packages the CLI build compiled into Go's build cache (most of the Pulumi SDK),
+ * instead of compiling them again.
+ */
+export const GO_BUILD_ENV = { CGO_ENABLED: "0", GOFLAGS: "-tags=osusergo,grpcnotrace" };
+
 type Log = (s: string) => void;
 const defaultLog: Log = (s) => console.error(`[languages] ${s}`);
 
@@ -91,9 +98,9 @@ export async function ensureGenSdk(log: Log = defaultLog): Promise<string> {
   const tmp = `${binary}.tmp-${process.pid}`;
   const ticker = setInterval(() => log(`still building gen-sdk (${seconds(started)})`), 30_000);
   try {
-    await run("go", ["build", "-trimpath", "-ldflags", "-s -w", "-o", tmp, "."], {
+    await run("go", ["build", "-ldflags", "-s -w", "-o", tmp, "."], {
       cwd: GEN_SDK_DIR,
-      env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=mod" },
+      env: { ...process.env, ...GO_BUILD_ENV, GOFLAGS: `-mod=mod ${GO_BUILD_ENV.GOFLAGS}` },
     });
   } finally {
     clearInterval(ticker);
@@ -154,7 +161,10 @@ export async function ensureGoModules(log: Log = defaultLog): Promise<void> {
     log(`downloading the Go modules of ${dir.slice(REPO_ROOT.length + 1)}`);
     await run("go", ["mod", "download"], { cwd: dir });
     // Compiling once fills Go's build cache, so the first `go run` is quick.
-    await run("go", ["build", "-o", "/dev/null", "."], { cwd: dir });
+    await run("go", ["build", "-o", "/dev/null", "."], {
+      cwd: dir,
+      env: { ...process.env, ...GO_BUILD_ENV },
+    });
     log(`Go modules downloaded and compiled in ${seconds(started)}`);
   }
 }
