@@ -1,4 +1,5 @@
 /** The Go example run as its users run it: a Go binary using Go's Automation API (inline program). */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GO_BUILD_ENV } from "../../scripts/languages.ts";
@@ -12,6 +13,8 @@ const VM_PASSWORD = "go-vm-pass-3b9f";
 describe("examples/go-vm through Go's Automation API", () => {
   let server: Server & { stop(): Promise<void> };
   beforeAll(async () => {
+    if (!existsSync(join(REPO_ROOT, "sdk", "go", "go.mod")))
+      throw new Error("sdk/go is not generated: run `npm run languages:setup`");
     server = await testServer();
   });
   afterAll(async () => server?.stop());
