@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian machine for the demo and the tests:
 #   Debian packages for real sandboxes (bubblewrap, and what server/sandbox/DEBIAN_PACKAGES lists),
+#   Chromium for the dashboard's browser test (test/e2e/dashboard.test.ts drives /usr/bin/chromium),
 #   npm packages (including Node 24 from the npm registry),
 #   the Pulumi CLI built from the Go module proxy (cached in ~/.cache/pulumi-cws),
 #   the Python and Go SDKs generated from schema.json, and the project venv (.venv) for Python.
@@ -8,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ -z "${CWS_SKIP_APT:-}" ]; then
-  packages=(bubblewrap python3)
+  # chromium: ~100 MB download and a minute or two to install on a cold machine.
+  packages=(bubblewrap python3 chromium)
   packages+=(python3-venv) # Python programs: the project's virtual environment (.venv)
   if [ -f server/sandbox/DEBIAN_PACKAGES ]; then
     while read -r p; do

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Fault } from "../../api/index.ts";
 import type { ServerContext, UpgradeHandler } from "../context.ts";
 import { ApiError } from "./errors.ts";
 import { readJsonBody } from "./io.ts";
@@ -94,6 +95,10 @@ async function dispatch(
   } else if (ROOT_ALIASES.has(pathname)) {
     router = ctx.router;
     path = pathname;
+  } else if (ctx.site.serves(pathname)) {
+    router = ctx.site;
+    path = pathname;
+    isAdmin = true; // faults are for API requests, not pages
   } else {
     throw new ApiError(
       "ROUTE_NOT_FOUND",
@@ -101,24 +106,63 @@ async function dispatch(
     );
   }
 
+  let after: Fault | undefined;
   if (!isAdmin) {
     const fault = ctx.faults.take(method, path);
     if (fault) {
       if (fault.latency_ms) await sleep(fault.latency_ms);
-      if (fault.status) {
-        const headers: Record<string, string> = {};
-        if (fault.retry_after_sec !== undefined) headers["retry-after"] = String(fault.retry_after_sec);
+      if (fault.when === "after" && (fault.status || fault.drop)) after = fault;
+      else if (fault.drop) return cut(req, res);
+      else if (fault.status) {
         req.resume();
-        throw ApiError.custom(
-          fault.status,
-          fault.reason ?? (fault.status === 429 ? "RATE_LIMITED" : "INJECTED_FAULT"),
-          `injected fault ${fault.id}`,
-          headers,
-        );
+        throw faultError(fault);
       }
     }
   }
+  if (!after) {
+    const out = await route(ctx, req, res, router, method, pathname, path, query);
+    if (out) send(res, method, out);
+    return;
+  }
+  // Carry the request out, then lose its answer: an error in its place, or a cut connection.
+  try {
+    await route(ctx, req, res, router, method, pathname, path, query);
+  } catch {
+    // Refused or failed: the caller learns nothing of it either way.
+  }
+  if (after.drop || res.headersSent) return cut(req, res);
+  throw faultError(after);
+}
 
+/** The error an injected fault answers with. */
+function faultError(fault: Fault): ApiError {
+  const headers: Record<string, string> = {};
+  if (fault.retry_after_sec !== undefined) headers["retry-after"] = String(fault.retry_after_sec);
+  return ApiError.custom(
+    fault.status!,
+    fault.reason ?? (fault.status === 429 ? "RATE_LIMITED" : "INJECTED_FAULT"),
+    `injected fault ${fault.id}`,
+    headers,
+  );
+}
+
+/** Cuts the connection without an answer. */
+function cut(req: IncomingMessage, res: ServerResponse): void {
+  req.resume();
+  res.destroy();
+}
+
+/** Authenticates and runs the matching route; its reply, or undefined when it answered itself. */
+async function route(
+  ctx: ServerContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  router: Router,
+  method: string,
+  pathname: string,
+  path: string,
+  query: URLSearchParams,
+): Promise<Reply | undefined> {
   const dt = req.headers["x-deployment-type"];
   let deploymentType: "master" | "shadow" | undefined;
   if (dt !== undefined) {
@@ -161,16 +205,15 @@ async function dispatch(
     },
   };
   let authed: RouteAuth | undefined;
-  for (const { route, params } of match.routes) {
+  for (const { route: r, params } of match.routes) {
     rc.params = params;
-    if (authed !== route.auth) {
-      authenticate(ctx, rc, route.auth, params);
-      authed = route.auth;
+    if (authed !== r.auth) {
+      authenticate(ctx, rc, r.auth, params);
+      authed = r.auth;
     }
-    const out = await route.handler(rc);
+    const out = await r.handler(rc);
     if (out === NEXT) continue;
-    if (out !== undefined) send(res, method, out);
-    return;
+    return out;
   }
   throw new ApiError("ROUTE_NOT_FOUND", `no route ${method} ${pathname}`);
 }
