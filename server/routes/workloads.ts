@@ -325,7 +325,8 @@ function logLines(w: WorkloadRecord, e: StoredEvent<WorkloadEvent>, vmType: stri
   return out;
 }
 
-function streamLogs(
+/** Writes a workload's log text (and, with follow, keeps streaming); the API route and the dashboard use it. */
+export function streamLogs(
   ctx: ServerContext,
   res: ServerResponse,
   req: { on(ev: "close", fn: () => void): unknown },
@@ -352,6 +353,8 @@ function streamLogs(
     .flatMap((e) => logLines(w, e, q.type));
   if (q.tail !== undefined) lines = q.tail === 0 ? [] : lines.slice(-q.tail);
   res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" });
+  // A follower learns at once that the stream is open, even before the first line.
+  res.flushHeaders();
   for (const line of lines) res.write(`${line}\n`);
   if (q.follow !== "true" || q.previous === "true" || w.status === "deleted") {
     res.end();
