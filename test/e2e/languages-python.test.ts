@@ -18,7 +18,7 @@ describe("examples/python-sandbox through Python's Automation API", () => {
 
   it(
     "deploys a sandbox, freezes it in place, previews no changes and destroys it",
-    { timeout: 240_000 },
+    { timeout: 300_000 },
     async () => {
       const p = programDir("python-sandbox", join(REPO_ROOT, "examples", "python-sandbox"), server);
       const python = (...args: string[]) =>
