@@ -47,6 +47,22 @@ export async function pulumiCommand(): Promise<PulumiCommand> {
   return PulumiCommand.get({ root });
 }
 
+/**
+ * The environment of an engine that stays offline: a file backend and PULUMI_HOME in the given
+ * dirs, the passphrase, no update checks or plugin downloads, and PATH with this Node (the
+ * engine starts plugins with `node` from PATH) and the CLI's bin/ first.
+ */
+export function offlineEnv(backend: string, home: string): Record<string, string> {
+  return {
+    PULUMI_BACKEND_URL: `file://${backend}`,
+    PULUMI_HOME: home,
+    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PATH: [dirname(process.execPath), join(pulumiRoot(), "bin"), process.env.PATH ?? ""].join(delimiter),
+  };
+}
+
 export async function offlineStack(opts: OfflineStackOptions): Promise<OfflineStack> {
   const dir = mkdtempSync(join(tmpdir(), `cws-${opts.projectName}-`));
   const workDir = join(dir, "project");
@@ -56,16 +72,7 @@ export async function offlineStack(opts: OfflineStackOptions): Promise<OfflineSt
   // Provider plugins resolve `@pulumi/pulumi` and `pulumi-cws` from the project dir.
   symlinkSync(join(REPO_ROOT, "node_modules"), join(workDir, "node_modules"));
   const cmd = await pulumiCommand();
-  const env: Record<string, string> = {
-    PULUMI_BACKEND_URL: `file://${backend}`,
-    PULUMI_HOME: home,
-    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    // The engine starts plugins with `node` from PATH: put this Node (>= 22) first.
-    PATH: [dirname(process.execPath), join(pulumiRoot(), "bin"), process.env.PATH ?? ""].join(delimiter),
-    ...opts.env,
-  };
+  const env: Record<string, string> = { ...offlineEnv(backend, home), ...opts.env };
   const ws = await LocalWorkspace.create({
     workDir,
     pulumiHome: home,
