@@ -36,6 +36,9 @@ export interface OfflineStack {
 
 export const PASSPHRASE = "cws-local-passphrase";
 
+/** Node option under which `pulumi-cws/...` resolves to this checkout's TypeScript sources. */
+export const SOURCE_CONDITION = "--conditions=pulumi-cws-source";
+
 /** The built CLI; a clear error (never a skip) when it is missing. */
 export async function pulumiCommand(): Promise<PulumiCommand> {
   const root = pulumiRoot();
@@ -64,6 +67,9 @@ export async function offlineStack(opts: OfflineStackOptions): Promise<OfflineSt
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     // The engine starts plugins with `node` from PATH: put this Node (>= 22) first.
     PATH: [dirname(process.execPath), join(pulumiRoot(), "bin"), process.env.PATH ?? ""].join(delimiter),
+    // The provider process loads `pulumi-cws/provider/dynamic` by name: from the checkout's
+    // sources (package.json exports), so it never runs a stale dist/.
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, SOURCE_CONDITION].filter(Boolean).join(" "),
     ...opts.env,
   };
   const ws = await LocalWorkspace.create({
