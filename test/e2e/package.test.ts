@@ -25,6 +25,7 @@ import { DEMO_TOKEN } from "../helpers/cws.ts";
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
 const LOWEST_NODE = /^>=(\d+\.\d+\.\d+)$/.exec(pkg.engines.node)?.[1];
 const FIXTURES = join(REPO_ROOT, "test", "e2e", "package-project");
+const DYNAMIC = "pulumi-nodejs:dynamic:Resource";
 const versionIn = (name: string) =>
   JSON.parse(readFileSync(join(REPO_ROOT, "node_modules", name, "package.json"), "utf8")).version as string;
 
@@ -210,9 +211,25 @@ describe("the packed package, installed into an empty project", () => {
     }
   });
 
-  for (const which of ["lowest", "current"] as const) {
-    it(`deploys, previews with no changes and destroys examples/rental-service through the dynamic provider on the ${which} Node`, async () => {
-      const bin = which === "lowest" ? lowestBin : currentBin;
+  /** Each way a user runs examples/rental-service: front end, Node, program file in the project. */
+  const DEPLOYS = [
+    {
+      frontEnd: "dynamic",
+      node: "lowest",
+      program: "rental-service/index.ts",
+      types: Array(3).fill(DYNAMIC),
+    },
+    {
+      frontEnd: "dynamic",
+      node: "current",
+      program: "rental-service/index.ts",
+      types: Array(3).fill(DYNAMIC),
+    },
+  ] as const;
+
+  for (const [i, d] of DEPLOYS.entries()) {
+    it(`deploys, previews with no changes and destroys examples/rental-service through the ${d.frontEnd} provider on the ${d.node} Node`, async () => {
+      const bin = d.node === "lowest" ? lowestBin : currentBin;
       const env = userEnv(bin, {
         PULUMI_ROOT: pulumiRoot(),
         PULUMI_HOME: join(dir, "pulumi-home"),
@@ -223,16 +240,17 @@ describe("the packed package, installed into an empty project", () => {
       });
       mkdirSync(join(dir, "pulumi-state"), { recursive: true });
       // Node < 22.18 runs TypeScript only when asked to.
-      const flags = which === "lowest" ? ["--experimental-strip-types", "--no-warnings"] : [];
+      const flags = d.node === "lowest" ? ["--experimental-strip-types", "--no-warnings"] : [];
       const out = await run(
         join(bin, "node"),
-        [...flags, "deploy.ts", "rental-service/index.ts", which, `${server.origin}/v3`, "demo", DEMO_TOKEN],
+        [...flags, "deploy.ts", d.program, `stack-${i}`, `${server.origin}/v3`, "demo", DEMO_TOKEN],
         { cwd: project, env },
       );
       const r = JSON.parse(out.stdout.trim().split("\n").at(-1)!);
-      expect(r.programNode).toBe(which === "lowest" ? `v${LOWEST_NODE}` : process.version);
+      expect(r.programNode).toBe(d.node === "lowest" ? `v${LOWEST_NODE}` : process.version);
       expect(r.up.result).toBe("succeeded");
       expect(r.up.changes).toEqual({ create: 4 });
+      expect(r.up.types.filter((t: string) => !t.startsWith("pulumi:"))).toEqual([...d.types].sort());
       expect(r.up.outputs).toMatchObject({ status: "running", volumeStatus: expect.any(String) });
       expect(r.preview).toEqual({ same: 4 });
       expect(r.destroy).toEqual({ result: "succeeded", changes: { delete: 4 } });

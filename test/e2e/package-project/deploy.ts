@@ -37,11 +37,13 @@ const up = await stack.up();
 const outputs = Object.fromEntries(
   Object.entries(up.outputs).map(([k, o]) => [k, o.secret ? "[secret]" : o.value]),
 );
+const deployed = await stack.exportStack();
+const types = (deployed.deployment.resources ?? []).map((r: { type: string }) => r.type).sort();
 const preview = await stack.preview();
 const destroy = await stack.destroy();
 console.log(
   JSON.stringify({
-    up: { result: up.summary.result, changes: up.summary.resourceChanges, outputs },
+    up: { result: up.summary.result, changes: up.summary.resourceChanges, outputs, types },
     preview: preview.changeSummary,
     destroy: { result: destroy.summary.result, changes: destroy.summary.resourceChanges },
     programNode: process.version,
