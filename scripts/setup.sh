@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian machine for the demo and the tests:
 #   Debian packages for real sandboxes (bubblewrap, and what server/sandbox/DEBIAN_PACKAGES lists),
+#   Chromium for the dashboard's browser test (test/e2e/dashboard.test.ts drives /usr/bin/chromium),
 #   npm packages (including Node 24 from the npm registry), and the build (dist/),
 #   the Pulumi CLI built from the Go module proxy (cached in ~/.cache/pulumi-cws).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ -z "${CWS_SKIP_APT:-}" ]; then
-  packages=(bubblewrap python3)
+  # chromium: ~100 MB download and a minute or two to install on a cold machine.
+  packages=(bubblewrap python3 chromium)
   if [ -f server/sandbox/DEBIAN_PACKAGES ]; then
     while read -r p; do
       case "$p" in ""|\#*) ;; *) packages+=("$p") ;; esac

@@ -1,13 +1,28 @@
 #!/usr/bin/env node
-/** `cws serve`: runs the reference server until interrupted. */
+/** `cws`: runs the reference server (`serve`) and inspects or resets a running one. */
 import { parseArgs } from "node:util";
-import { startServer } from "./index.ts";
+import { inspect, INSPECT_COMMANDS, type InspectCommand } from "./cli/inspect.ts";
 
-const HELP = `Usage: cws serve [options]
+const HELP = `Usage: cws <command> [options]
 
-Runs the Compute Workload Service reference server (API under /v3, admin under /admin).
+Commands:
+  serve                 run the reference server (API under /v3, admin under /admin, dashboard at /)
+  resources [--org O]   what is alive on a running server, per org (all orgs by default)
+  reset                 put a running server back to its seed (every org's resources dropped)
+  seed --print          the seed 'cws serve' starts from (with --data-dir / --seed as serve takes them)
 
-Options:
+Options of resources and reset:
+  --url URL                 the server (default CWS_URL, else the origin of CWS_BASE_URL, else
+                            http://127.0.0.1:8080)
+  --admin-token T           admin token (default CWS_ADMIN_TOKEN, else admin-token)
+  --json                    JSON instead of a table
+
+Options of seed --print:
+  --data-dir DIR            the seed stored in DIR's database, when it has one
+  --seed FILE               else this seed file; else the built-in seed
+  --json                    the seed as a seed file (tokens included) instead of tables
+
+Options of serve:
   --host HOST               address to listen on (default 127.0.0.1)
   --port N                  port to listen on, 0 for any free port (default 8080)
   --data-dir DIR            keep state in DIR (sqlite); default: in memory
@@ -33,6 +48,14 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "-h" || command === "--help" || command === "help") {
     process.stdout.write(HELP);
+    return;
+  }
+  if (INSPECT_COMMANDS.includes(command as InspectCommand)) {
+    const io = {
+      out: (t: string) => void process.stdout.write(t),
+      err: (t: string) => void process.stderr.write(t),
+    };
+    process.exitCode = await inspect(command as InspectCommand, rest, io, HELP);
     return;
   }
   if (command !== "serve") fail(`unknown command '${command}'`);
@@ -63,6 +86,7 @@ async function main(argv: string[]): Promise<void> {
   const log = values.quiet
     ? () => {}
     : (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  const { startServer } = await import("./index.ts");
   const server = await startServer({
     host: values.host ?? "127.0.0.1",
     port: int("port", values.port, 0) ?? 8080,

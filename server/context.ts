@@ -41,6 +41,8 @@ export interface ServerContext {
   router: Router;
   /** Routes under /admin (admin token). */
   admin: Router;
+  /** Pages outside /v3 and /admin (the dashboard); patterns are full paths, e.g. "/". */
+  site: Router;
   faults: Faults;
   /** A ws server in noServer mode for upgrade handlers. */
   wss: WebSocketServer;

@@ -79,6 +79,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     clock,
     router: new Router(),
     admin: new Router(),
+    site: new Router(),
     faults: new Faults(),
     wss: new WebSocketServer({ noServer: true }),
     onUpgrade: (h) => void upgradeHandlers.push(h),

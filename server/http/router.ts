@@ -100,6 +100,16 @@ export class Router {
     this.add("DELETE", p, h, o);
   }
 
+  /** The registered routes in matching order (read-only view: method, pattern, auth). */
+  list(): { method: string; pattern: string; auth: RouteAuth }[] {
+    return this.routes.map(({ method, pattern, auth }) => ({ method, pattern, auth }));
+  }
+
+  /** Whether some route (any method) matches the path. */
+  serves(path: string): boolean {
+    return this.routes.some((r) => r.regex.test(path));
+  }
+
   match(method: string, path: string): Match {
     const out: Match = { routes: [], allowed: [] };
     for (const route of this.routes) {

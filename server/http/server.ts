@@ -94,6 +94,10 @@ async function dispatch(
   } else if (ROOT_ALIASES.has(pathname)) {
     router = ctx.router;
     path = pathname;
+  } else if (ctx.site.serves(pathname)) {
+    router = ctx.site;
+    path = pathname;
+    isAdmin = true; // faults are for API requests, not pages
   } else {
     throw new ApiError(
       "ROUTE_NOT_FOUND",

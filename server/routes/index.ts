@@ -1,5 +1,8 @@
 import type { ServerContext } from "../context.ts";
+import { registerDashboard } from "../dashboard/route.ts";
+import { registerOpenApiRoute } from "../openapi/route.ts";
 import { registerAdminRoutes } from "./admin.ts";
+import { registerAdminOrgRoutes } from "./admin-orgs.ts";
 import { registerMetaRoutes } from "./meta.ts";
 import { registerSandboxTemplateRoutes } from "./sandbox-templates.ts";
 import { registerSandboxRoutes } from "./sandboxes.ts";
@@ -21,4 +24,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   registerVolumeRoutes,
   registerSshKeyRoutes,
   registerAdminRoutes,
+  registerAdminOrgRoutes,
+  registerOpenApiRoute,
+  registerDashboard,
 ];

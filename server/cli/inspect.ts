@@ -1,0 +1,70 @@
+import { parseArgs } from "node:util";
+import { adminTarget, CliError } from "./admin-client.ts";
+import { printSeed, reset, resources } from "./commands.ts";
+
+export const INSPECT_COMMANDS = ["resources", "reset", "seed"] as const;
+export type InspectCommand = (typeof INSPECT_COMMANDS)[number];
+
+const FLAGS: Record<InspectCommand, string[]> = {
+  resources: ["url", "admin-token", "org", "json"],
+  reset: ["url", "admin-token", "json"],
+  seed: ["print", "data-dir", "seed", "json"],
+};
+
+/**
+ * `cws resources | reset | seed --print`: reads or resets a running server (or prints the seed)
+ * and answers the exit status: 0, 1 when the server cannot be reached or refuses, 2 for bad usage.
+ */
+export async function inspect(
+  command: InspectCommand,
+  args: string[],
+  io: { out(text: string): void; err(text: string): void },
+  help: string,
+): Promise<number> {
+  const usage = (msg: string) => {
+    io.err(`cws: ${msg}\n\n${help}`);
+    return 2;
+  };
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        url: { type: "string" },
+        "admin-token": { type: "string" },
+        org: { type: "string" },
+        json: { type: "boolean" },
+        print: { type: "boolean" },
+        "data-dir": { type: "string" },
+        seed: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    return usage((e as Error).message);
+  }
+  if (values.help) {
+    io.out(help);
+    return 0;
+  }
+  for (const k of Object.keys(values))
+    if (!FLAGS[command].includes(k)) return usage(`${command} does not take --${k}`);
+  const json = values.json ?? false;
+  try {
+    if (command === "seed") {
+      if (!values.print) return usage("seed needs --print");
+      printSeed(values["data-dir"], values.seed, json, io.out);
+    } else {
+      const target = adminTarget(values.url, values["admin-token"]);
+      if (command === "reset") await reset(target, json, io.out);
+      else await resources(target, values.org, json, io.out);
+    }
+    return 0;
+  } catch (e) {
+    if (!(e instanceof CliError) && !(e instanceof Error && e.message.startsWith("seed file"))) throw e;
+    io.err(`cws: ${e.message}\n`);
+    return 1;
+  }
+}

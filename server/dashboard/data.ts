@@ -1,0 +1,33 @@
+import type { WorkloadEvent } from "../../api/index.ts";
+import type { ServerContext } from "../context.ts";
+import { sandboxTemplateView, sshKeyView, templateView, volumeView, workloadOperation } from "../views.ts";
+
+/** What the dashboard shows of one org: everything alive, as the API's own views render it. */
+export function orgOverview(ctx: ServerContext, org: string) {
+  const { store, lifecycle: lc } = ctx;
+  const all = store.workloads.list(org);
+  const live = all.filter((w) => w.status !== "deleted").map((w) => workloadOperation(lc, w));
+  return {
+    org,
+    credits: lc.credits(org),
+    workloads: live.filter((w) => w.type !== "SANDBOX"),
+    sandboxes: live.filter((w) => w.type === "SANDBOX"),
+    deleted_workloads: all.length - live.length,
+    volumes: store.volumes.list(org).map((v) => volumeView(lc, v)),
+    ssh_keys: store.sshKeys.list(org).map(sshKeyView),
+    templates: store.templates
+      .list(org, true)
+      .filter((t) => t.org === org || t.visibility === "PUBLIC")
+      .map((t) => templateView(t)),
+    sandbox_templates: store.sandboxTemplates.list(org, true).map(sandboxTemplateView),
+  };
+}
+export type OrgOverview = ReturnType<typeof orgOverview>;
+
+/** The newest `limit` events of a workload of the org, oldest first; undefined when there is none. */
+export function workloadEvents(ctx: ServerContext, org: string, uid: string, limit = 200) {
+  const w = ctx.store.workloads.getIn(org, uid);
+  if (!w) return undefined;
+  const rows = ctx.store.events<WorkloadEvent>("workload", w.uid);
+  return { uid: w.uid, name: w.name, items: rows.slice(-limit).map((r) => r.record) };
+}
