@@ -188,6 +188,7 @@ describe("the packed package, installed into an empty project", () => {
         "dist/server/cli.js",
         "dist/provider/dynamic.js",
         "dist/server/sandbox/agent.mts",
+        "dist/server/dashboard/public/index.html",
       ]),
     );
     // Installed as a copy of the tarball, not a link to this checkout.
@@ -208,6 +209,10 @@ describe("the packed package, installed into an empty project", () => {
         expect(health.status).toBe(200);
         const version = (await (await fetch(`${s.origin}/version`)).json()) as { version: string };
         expect(version.version).toBe(pkg.version);
+        // The dashboard's page: a file the build copies beside the compiled server.
+        const page = await fetch(`${s.origin}/`);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toMatch(/<html/i);
       }
     } finally {
       await current.stop();
