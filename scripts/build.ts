@@ -8,11 +8,20 @@
  * - copies the files the code reads at run time beside its own files (for example the sandbox
  *   agent and PTY helper), i.e. every file of a source folder that tsc does not compile and that
  *   is not documentation;
+ * - copies the root files that code reads relative to the package root (ROOT_FILES);
  * - writes dist/package.json: the version the client and the server report, and `"type":
  *   "module"` for the compiled files (the package root's package.json is one level further up).
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, extname, join, relative } from "node:path";
 import { REPO_ROOT } from "./pulumi-toolchain.ts";
@@ -21,6 +30,11 @@ const DIST = join(REPO_ROOT, "dist");
 const TSCONFIG = join(REPO_ROOT, "tsconfig.build.json");
 /** Relative specifiers ending in .ts / .mts / .cts, in `from "..."`, `import("...")` and `require("...")`. */
 const TS_SPECIFIER = /((?:from|import\(|require\()\s*["'])(\.{1,2}\/[^"']+?)\.([mc]?)ts(["'])/g;
+/**
+ * Files at the package root that the code reads relative to the root (`../../schema.json` from
+ * provider/native/): compiled, that code sits in dist/, so they are copied there too (when present).
+ */
+const ROOT_FILES = ["schema.json"];
 /** Files of a source folder that are neither compiled nor shipped. */
 const NOT_SHIPPED = new Set([".ts", ".md"]);
 
@@ -66,6 +80,12 @@ function build(): void {
       copyFileSync(file, target);
       assets++;
     }
+  }
+
+  for (const file of ROOT_FILES) {
+    if (!existsSync(join(REPO_ROOT, file))) continue;
+    copyFileSync(join(REPO_ROOT, file), join(DIST, file));
+    assets++;
   }
 
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
