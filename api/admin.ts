@@ -5,7 +5,30 @@ import { z } from "zod";
  * tests and local tooling to inject faults, steer provisioning outcomes and inspect state.
  */
 
-/** POST /admin/faults: the next `count` requests matching `method` and `path` fail or slow down. */
+/** Longest fault path regex accepted (a bound on the work each API request spends matching). */
+export const FAULT_PATH_MAX = 256;
+
+/** The regex of a fault path, or the reason it is refused. */
+export function faultPathRegex(path: string): RegExp | string {
+  if (path.length > FAULT_PATH_MAX) return `path must be at most ${FAULT_PATH_MAX} characters`;
+  try {
+    return new RegExp(path);
+  } catch {
+    return "path must be a valid regular expression";
+  }
+}
+
+/**
+ * POST /admin/faults: matching API requests fail, are cut, or slow down.
+ *
+ * - `count`: how many matching requests the fault takes (required unless `rate` is given).
+ * - `rate`: random mode; each matching request is taken with this probability (0-1]. Without
+ *   `count` the fault stays until cleared. A request a rate fault lets pass may be taken by the
+ *   next matching fault.
+ * - `when`: `before` (default) answers without carrying the request out; `after` carries it out
+ *   and then replaces its response with the failure, as a gateway that lost the answer would.
+ * - `status` answers with that error; `drop: true` cuts the connection instead of answering.
+ */
 export const FaultCreate = z
   .strictObject({
     method: z.string().min(1).optional(),
@@ -13,21 +36,20 @@ export const FaultCreate = z
     path: z
       .string()
       .min(1, "path is required")
-      .refine((p) => {
-        try {
-          new RegExp(p);
-          return true;
-        } catch {
-          return false;
-        }
-      }, "path must be a valid regular expression"),
-    count: z.number().int("count must be an integer").min(1, "count must be at least 1"),
+      .superRefine((p, c) => {
+        const r = faultPathRegex(p);
+        if (typeof r === "string") c.addIssue({ code: "custom", message: r });
+      }),
+    count: z.number().int("count must be an integer").min(1, "count must be at least 1").optional(),
+    rate: z.number().gt(0, "rate must be above 0").max(1, "rate must be at most 1").optional(),
+    when: z.enum(["before", "after"]).optional(),
     status: z
       .number()
       .int()
       .min(400, "status must be between 400 and 599")
       .max(599, "status must be between 400 and 599")
       .optional(),
+    drop: z.boolean().optional(),
     retry_after_sec: z.number().int().min(0, "retry_after_sec must be non-negative").optional(),
     latency_ms: z
       .number()
@@ -35,23 +57,31 @@ export const FaultCreate = z
       .min(0, "latency_ms must be non-negative")
       .max(60_000, "latency_ms must be at most 60000")
       .optional(),
-    reason: z.string().min(1).optional(),
+    reason: z.string().min(1).max(64).optional(),
   })
   .refine(
-    (f) => f.status !== undefined || f.latency_ms !== undefined,
-    "one of status, latency_ms is required",
-  );
+    (f) => f.status !== undefined || f.latency_ms !== undefined || f.drop === true,
+    "one of status, latency_ms, drop is required",
+  )
+  .refine((f) => f.count !== undefined || f.rate !== undefined, "one of count, rate is required")
+  .refine((f) => !(f.drop === true && f.status !== undefined), "give status or drop, not both");
 export type FaultCreate = z.infer<typeof FaultCreate>;
 
 export const Fault = z.object({
   id: z.string(),
   method: z.string().optional(),
   path: z.string(),
-  remaining: z.number().int(),
+  /** Uses left; absent for a rate fault without count (it stays until cleared). */
+  remaining: z.number().int().optional(),
+  rate: z.number().optional(),
+  when: z.enum(["before", "after"]),
   status: z.number().int().optional(),
+  drop: z.boolean().optional(),
   retry_after_sec: z.number().int().optional(),
   latency_ms: z.number().int().optional(),
   reason: z.string().optional(),
+  /** Requests this fault has taken. */
+  taken: z.number().int(),
 });
 export type Fault = z.infer<typeof Fault>;
 

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { LIMITS } from "./limits.ts";
 import type { Reason } from "./reasons.ts";
 import { SLUG } from "./common.ts";
+import { unsupportedFields } from "./workload-fields.ts";
 import { WorkloadCreate, type Port, type WorkloadType } from "./workload.ts";
 
 /** One broken rule: the wire field, what the rule says, and its reason code. */
@@ -14,35 +15,6 @@ export interface Violation {
 const NAME = /^[a-z0-9-]+$/;
 const SANDBOX_NAME = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 const HOSTNAME = /^(?=.{1,63}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;
-
-/** Fields each type refuses (spec "Type capabilities" and 2.1). */
-const UNSUPPORTED: Record<WorkloadType, readonly string[]> = {
-  RENTAL: ["region", "reservation_uid", "vm_config", "bm_config", "sandbox_config"],
-  VM: ["envs", "commands", "args", "registry_auth", "volumes", "region", "bm_config", "sandbox_config"],
-  BM: [
-    "envs",
-    "ports",
-    "commands",
-    "args",
-    "registry_auth",
-    "volumes",
-    "experiments",
-    "vm_config",
-    "sandbox_config",
-  ],
-  SANDBOX: [
-    "region",
-    "reservation_uid",
-    "envs",
-    "commands",
-    "args",
-    "registry_auth",
-    "volumes",
-    "vm_config",
-    "bm_config",
-    "experiments",
-  ],
-};
 
 export function nameViolation(type: WorkloadType, name: string): Violation | undefined {
   const pattern = type === "SANDBOX" ? SANDBOX_NAME : NAME;
@@ -129,9 +101,8 @@ export function workloadRuleViolations(body: WorkloadCreate): Violation[] {
   const present = (k: keyof WorkloadCreate) => body[k] !== undefined;
   const name = nameViolation(t, body.name);
   if (name) out.push(name);
-  for (const field of UNSUPPORTED[t]) {
+  for (const field of unsupportedFields(t)) {
     if (!present(field as keyof WorkloadCreate)) continue;
-    if (t === "BM" && field === "region") continue;
     out.push({
       field,
       reason: field === "region" ? "WORKLOAD_REGION_NOT_ALLOWED" : "WORKLOAD_FIELD_UNSUPPORTED",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "./limits.ts";
 import { Timestamp, page } from "./common.ts";
+import { patchFields } from "./workload-fields.ts";
 
 export const WORKLOAD_TYPES = ["RENTAL", "VM", "BM", "SANDBOX"] as const;
 export const WorkloadType = z.enum(WORKLOAD_TYPES);
@@ -104,7 +105,11 @@ export const WorkloadCreate = z.strictObject({
 });
 export type WorkloadCreate = z.infer<typeof WorkloadCreate>;
 
-/** PATCH body: the updatable fields, all optional (spec 4.1, 4.2). */
+/**
+ * PATCH body: the updatable fields, all optional (spec 4.1, 4.2). Which type accepts which field
+ * is WORKLOAD_FIELDS (workload-fields.ts). To clear a field, send its `cleared` value there:
+ * `[]` for lists, `{}` for experiments, `""` for project_id and `null` for registry_auth.
+ */
 export const WorkloadPatch = z.strictObject({
   name: z.string().optional(),
   image: z.string().min(1, "image must not be empty").optional(),
@@ -112,7 +117,7 @@ export const WorkloadPatch = z.strictObject({
   ports: z.array(Port).optional(),
   commands: z.array(z.string()).optional(),
   args: z.array(z.string()).optional(),
-  registry_auth: RegistryAuth.optional(),
+  registry_auth: RegistryAuth.nullable().optional(),
   ssh_keys: z.array(z.string().min(1)).optional(),
   volumes: z.array(VolumeMount).optional(),
   project_id: z.string().optional(),
@@ -122,7 +127,7 @@ export const WorkloadPatch = z.strictObject({
 export type WorkloadPatch = z.infer<typeof WorkloadPatch>;
 
 /** Fields a sandbox PATCH may carry; anything else is WORKLOAD_SANDBOX_UPDATE_UNSUPPORTED_FIELD. */
-export const SANDBOX_PATCH_FIELDS = ["name", "project_id", "ssh_keys", "ports", "sandbox_config"] as const;
+export const SANDBOX_PATCH_FIELDS: readonly string[] = patchFields("SANDBOX");
 
 export const Url = z.object({ port: z.number().int(), url: z.string() });
 

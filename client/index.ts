@@ -39,6 +39,8 @@ export {
   isRetryable,
   parseRetryAfter,
   retryDelayMs,
+  withRetryBudget,
+  type RetryBudget,
   type RetryInfo,
   type RetryOptions,
 } from "./retry.ts";

@@ -29,9 +29,16 @@
  * A retried DELETE can answer 404 when the first attempt succeeded but its answer was lost:
  * treat `isNotFound` after a delete as success.
  *
+ * A retry budget (`withRetryBudget({ deadline })`) replaces the count for everything run inside
+ * it: a retryable failure is retried, with the same backoff, for as long as the next attempt
+ * would start before the deadline, so that a burst of 429s or 503s is waited out within the
+ * caller's own timeout rather than within a fixed number of attempts. The budget's signal stops
+ * the waiting at once. What is retryable does not change.
+ *
  * Retries happen only before a response is read; a stream (log follow, exec) that breaks after
  * data arrived is not resumed. Waiters (`waitForStatus`) are separate: they poll on top of this.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { CwsApiError, CwsConnectionError, CwsRateLimitError, CwsServerError } from "./errors.ts";
 
 export interface RetryOptions {
@@ -138,19 +145,37 @@ export interface RetryContext {
   onRetry?: (info: RetryInfo) => void;
 }
 
+/** How long requests made inside `withRetryBudget` keep retrying. */
+export interface RetryBudget {
+  /** Epoch ms: retryable failures are retried until the next attempt would start after it. */
+  deadline: number;
+  /** Stops retry sleeps at once (the request then rejects with the signal's reason). */
+  signal?: AbortSignal;
+}
+
+const budgets = new AsyncLocalStorage<RetryBudget>();
+
+/** Runs `fn` with every request it makes (directly or through awaited calls) under `budget`. */
+export function withRetryBudget<T>(budget: RetryBudget, fn: () => Promise<T>): Promise<T> {
+  return budgets.run(budget, fn);
+}
+
 /** Runs `attempt` and repeats it while the policy allows. `attempt` throws classified client errors. */
 export async function withRetries<T>(
   run: () => Promise<T>,
   ctx: RetryContext,
   opts: RetryOptions = DEFAULT_RETRY,
 ): Promise<T> {
+  const budget = budgets.getStore();
+  const signal = ctx.signal ?? budget?.signal;
   for (let retry = 0; ; retry++) {
     try {
       return await run();
     } catch (error) {
-      if (ctx.signal?.aborted) throw ctx.signal.reason;
-      if (retry >= opts.maxRetries || !isRetryable(error, ctx.idempotent)) throw error;
+      if (signal?.aborted) throw signal.reason;
+      if (!isRetryable(error, ctx.idempotent)) throw error;
       const delayMs = retryDelayMs(retry + 1, error, opts);
+      if (budget ? Date.now() + delayMs >= budget.deadline : retry >= opts.maxRetries) throw error;
       ctx.onRetry?.({
         attempt: retry + 1,
         delayMs,
@@ -161,7 +186,7 @@ export async function withRetries<T>(
         reason: error instanceof CwsApiError ? error.reason : undefined,
         error: error as Error,
       });
-      await sleep(delayMs, ctx.signal);
+      await sleep(delayMs, signal);
     }
   }
 }

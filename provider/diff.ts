@@ -1,7 +1,8 @@
 /**
  * Field-by-field comparison of old outputs with new inputs. Values are normalised first, so that
  * defaults the service fills in (protocol TCP, routing PROXIED, read_only false, "" project) never
- * show as changes. An input left unset is not managed and never differs.
+ * show as changes. An input set before and unset now is a change to its empty value; an input
+ * never set is not managed and never differs.
  */
 import type { ChangeKind, DiffResult, Props } from "./resource.ts";
 import { UNKNOWN } from "./unknowns.ts";
@@ -24,23 +25,34 @@ export function canonical(value: unknown): string {
   );
 }
 
+/** The empty value of every input kind: "", null, false, [] and {} all mean "none". */
 const emptyToUndefined = (v: unknown) =>
-  v === "" || v === null || (Array.isArray(v) && v.length === 0) ? undefined : v;
+  v === "" ||
+  v === false ||
+  v === null ||
+  (Array.isArray(v) && v.length === 0) ||
+  (typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 0)
+    ? undefined
+    : v;
+
+/** Whether two values mean the same under a rule's normaliser (empty values are all alike). */
+export function sameValue(rule: FieldRule, a: unknown, b: unknown): boolean {
+  const norm = rule.normalise ?? ((v: unknown) => v);
+  return canonical(emptyToUndefined(norm(a))) === canonical(emptyToUndefined(norm(b)));
+}
 
 export function diffFields(rules: Record<string, FieldRule>, olds: Props, news: Props): DiffResult {
   const detail: Record<string, ChangeKind> = {};
   for (const [key, rule] of Object.entries(rules)) {
     let next = news[key];
-    if (next === undefined && rule.default === undefined) continue;
+    if (next === undefined && olds[key] === undefined && rule.default === undefined) continue;
     if (next === UNKNOWN) {
       detail[key] = rule.kind;
       continue;
     }
     next ??= rule.default;
     const prev = olds[key] ?? rule.default;
-    const norm = rule.normalise ?? ((v: unknown) => v);
-    if (canonical(emptyToUndefined(norm(prev))) !== canonical(emptyToUndefined(norm(next))))
-      detail[key] = rule.kind;
+    if (!sameValue(rule, prev, next)) detail[key] = rule.kind;
   }
   const replaces = Object.keys(detail).filter((k) => detail[k] === "replace");
   return { changes: Object.keys(detail).length > 0, replaces, deleteBeforeReplace: false, detail };
@@ -64,21 +76,22 @@ export const sortedStrings: Normaliser = (v) => (Array.isArray(v) ? [...(v as st
 
 /**
  * Shapes inputs read back from the service (refresh, lookup) like the program wrote them: where
- * the service's value means the same as the old one, the old spelling is kept; empty values of
- * inputs the program never set are left out. Real drift stays visible.
+ * the service's value means the same as the old one, the old spelling is kept. On refresh, inputs
+ * the program never set (absent from `olds`, no default) are left out: they are not managed, so
+ * they never show as drift and are never reverted. A lookup (`olds` without a name) keeps every
+ * value that is not empty. Real drift of managed inputs stays visible.
  */
 export function keepProgramShape(rules: Record<string, FieldRule>, olds: Props, fresh: Props): Props {
   const out: Props = {};
+  const lookup = olds.name === undefined;
   for (const [key, value] of Object.entries(fresh)) {
     const rule = rules[key];
     if (!rule) {
       out[key] = value;
       continue;
     }
-    const norm = rule.normalise ?? ((v: unknown) => v);
-    const same = (a: unknown, b: unknown) =>
-      canonical(emptyToUndefined(norm(a))) === canonical(emptyToUndefined(norm(b)));
-    if (same(olds[key] ?? rule.default, value)) {
+    if (!lookup && olds[key] === undefined && rule.default === undefined) continue;
+    if (sameValue(rule, olds[key] ?? rule.default, value)) {
       if (olds[key] !== undefined) out[key] = olds[key];
     } else {
       out[key] = value;

@@ -1,4 +1,8 @@
-/** Every resource the provider offers, by type name. */
+/**
+ * Every resource the provider offers, by type name, each under a retry budget ending at its
+ * operation's deadline (withBudget). Front ends take the modules from here.
+ */
+import { withBudget } from "./common.ts";
 import type { ResourceModule } from "./resource.ts";
 import { sandbox } from "./sandbox.ts";
 import { sandboxTemplate } from "./sandbox-template.ts";
@@ -8,7 +12,7 @@ import { workload } from "./workload.ts";
 import { workloadTemplate } from "./workload-template.ts";
 
 export const RESOURCES: Record<string, ResourceModule> = Object.fromEntries(
-  [workload, sandbox, sandboxTemplate, volume, sshKey, workloadTemplate].map((m) => [m.name, m]),
+  [workload, sandbox, sandboxTemplate, volume, sshKey, workloadTemplate].map((m) => [m.name, withBudget(m)]),
 );
 
 export function resourceModule(name: string): ResourceModule {

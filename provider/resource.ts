@@ -1,6 +1,17 @@
 /**
  * The contract every resource implements, independent of the Pulumi mechanism that drives it
- * (the dynamic-provider adapter in dynamic.ts today; a native plugin can reuse the same modules).
+ * (the dynamic-provider adapter in dynamic.ts; the native plugin in native/ uses the same modules).
+ *
+ * Semantics every module keeps (front ends rely on them):
+ * - `olds` in diff and read are the resource's previous outputs, which hold its inputs. An input
+ *   present there and absent from `news` was managed and is now removed: diff reports it as a
+ *   change to the empty value and update clears it on the service. An input absent from both
+ *   was never set and is left to the service; read does not return it.
+ * - read with `olds` lacking `name` is a lookup (`get`, import): it returns every property.
+ * - `detail` kinds are exact: `redeploy` only where the service redeploys a deployed workload.
+ * - create, read, update and delete run their requests under a retry budget ending at the
+ *   operation's deadline (`Context.timeoutMs`, else the resource's `readyTimeoutSec`, default
+ *   600 s): 429/503 bursts are waited out until then. Waits stop when `Context.signal` aborts.
  */
 import type { CwsClient } from "../client/index.ts";
 
@@ -32,6 +43,14 @@ export interface Context {
   client: CwsClient;
   /** Progress lines for the user (never secrets). */
   log(message: string): void;
+  /**
+   * The program's customTimeouts for this operation, in ms. When set it replaces the
+   * `readyTimeoutSec` default for waits and bounds retry waiting. The dynamic front end never
+   * sets it (the mechanism does not pass customTimeouts).
+   */
+  timeoutMs?: number;
+  /** Cancellation: waits and retry sleeps stop promptly when it aborts. */
+  signal?: AbortSignal;
 }
 
 export interface ReadResult {

@@ -5,13 +5,17 @@
 import { PublishBody, type SandboxTemplate } from "../api/index.ts";
 import {
   DEFAULT_READY_TIMEOUT_SEC,
+  collect,
   compact,
+  createOnce,
+  createdSince,
   deleteIfPresent,
   messageOf,
-  readyTimeoutMs,
+  onePerProperty,
   unlessGone,
+  waitOptions,
 } from "./common.ts";
-import { diffFields, type FieldRule } from "./diff.ts";
+import { diffFields, keepProgramShape, type FieldRule } from "./diff.ts";
 import { PartialStateError, type Props, type ResourceModule } from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
 import { schemaFailures } from "./volume.ts";
@@ -50,7 +54,7 @@ export const sandboxTemplate: ResourceModule = {
       });
     const body = compact({ name: news.name, display_name: news.displayName, description: news.description });
     if (!containsUnknown(body)) failures.push(...schemaFailures(PublishBody, body));
-    return { inputs: news, failures };
+    return { inputs: news, failures: onePerProperty(failures) };
   },
 
   diff(_id, olds, news) {
@@ -61,22 +65,33 @@ export const sandboxTemplate: ResourceModule = {
     const { sandboxes, sandboxTemplates } = ctx.client;
     const source = inputs.sourceSandbox as string;
     ctx.log(`publishing sandbox ${source} as template ${String(inputs.name)}`);
-    const published = await sandboxes.publish(
-      source,
-      compact({
-        name: inputs.name,
-        display_name: inputs.displayName,
-        description: inputs.description,
-      }) as PublishBody,
-    );
-    const timeoutMs = readyTimeoutMs(inputs);
+    const body = compact({
+      name: inputs.name,
+      display_name: inputs.displayName,
+      description: inputs.description,
+    }) as PublishBody;
+    // Publishing twice would make two templates: a lost answer is found by the whole request.
+    const published = await createOnce({
+      what: `sandbox template ${body.name}`,
+      create: () => sandboxes.publish(source, body),
+      find: (since) =>
+        collect(
+          sandboxTemplates.iterate({ kind: "USER" }),
+          (t) =>
+            t.name === body.name &&
+            (body.display_name === undefined || t.display_name === body.display_name) &&
+            (body.description === undefined || t.description === body.description) &&
+            createdSince(t.created_at, since),
+        ),
+      log: (m) => ctx.log(m),
+    });
     try {
-      await sandboxTemplates.waitForStatus(published.uid, "READY", { timeoutMs });
+      await sandboxTemplates.waitForStatus(published.uid, "READY", waitOptions(ctx, inputs));
     } catch (e) {
-      const now = await sandboxTemplates.get(published.uid).catch(() => published);
+      const now = await sandboxTemplates.get(published.uid).catch(() => undefined);
       throw new PartialStateError(
         published.uid,
-        outputsOf(now, inputs),
+        now ? outputsOf(now, inputs) : { ...inputs, uid: published.uid },
         `template ${published.uid} did not become READY: ${messageOf(e)}`,
       );
     }
@@ -86,13 +101,14 @@ export const sandboxTemplate: ResourceModule = {
   async read(ctx, id, olds) {
     const t = await unlessGone(() => ctx.client.sandboxTemplates.get(id));
     if (!t) return undefined;
-    const inputs = compact({
+    const fresh = compact({
       name: t.name,
       sourceSandbox: olds.sourceSandbox,
       displayName: t.display_name || undefined,
       description: t.description || undefined,
       readyTimeoutSec: olds.readyTimeoutSec,
     });
+    const inputs = keepProgramShape(RULES, olds, fresh);
     return { id, inputs, outputs: outputsOf(t, inputs) };
   },
 

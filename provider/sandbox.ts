@@ -7,31 +7,44 @@
  * sandboxes are ever sent.
  */
 import {
+  LIMITS,
+  changeOf,
   nameViolation,
   portViolations,
   sandboxTimeoutViolation,
   type Workload,
   type WorkloadCreate,
+  type WorkloadFieldName,
   type WorkloadPatch,
 } from "../api/index.ts";
-import { DEFAULT_READY_TIMEOUT_SEC, compact, deleteIfPresent, readyTimeoutMs } from "./common.ts";
-import { createWorkloadOnce, liveWorkload, settle } from "./workload-core.ts";
+import {
+  DEFAULT_READY_TIMEOUT_SEC,
+  compact,
+  deleteIfPresent,
+  onePerProperty,
+  pick,
+  waitOptions,
+} from "./common.ts";
+import { createWorkloadOnce, forkOnce, liveWorkload, settle, transitionOnce } from "./workload-core.ts";
 import { diffFields, keepProgramShape, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
 import { type CheckFailure, type Context, type Props, type ResourceModule } from "./resource.ts";
 import { UNKNOWN } from "./unknowns.ts";
 import { toWire, wireFieldToProperty } from "./wire.ts";
-import { toInputWords } from "./workload.ts";
+import { fixedMismatches, refuseSelfAdoption, toInputWords } from "./workload.ts";
+
+/** The kind of a change of the service field `f` on a sandbox (WORKLOAD_FIELDS). */
+const kind = (f: WorkloadFieldName) => changeOf("SANDBOX", f);
 
 const RULES: Record<string, FieldRule> = {
-  template: { kind: "replace" },
-  resourceName: { kind: "replace" },
+  template: { kind: kind("image") },
+  resourceName: { kind: kind("resource_name") },
   forkFrom: { kind: "replace" },
-  name: { kind: "update" },
-  projectId: { kind: "update" },
-  sshKeys: { kind: "update", normalise: sortedStrings },
-  ports: { kind: "update", normalise: portsNormaliser(false) },
-  ttlSec: { kind: "update", normalise: (v) => v || undefined },
-  idleTimeoutSec: { kind: "update", normalise: (v) => v || undefined },
+  name: { kind: kind("name") },
+  projectId: { kind: kind("project_id") },
+  sshKeys: { kind: kind("ssh_keys"), normalise: sortedStrings },
+  ports: { kind: kind("ports"), normalise: portsNormaliser(false) },
+  ttlSec: { kind: kind("sandbox_config"), normalise: (v) => v || undefined },
+  idleTimeoutSec: { kind: kind("sandbox_config"), normalise: (v) => v || undefined },
   // Unset: not managed, so a pause by the idle timeout is not undone. false: kept running.
   frozen: { kind: "update" },
   readyTimeoutSec: { kind: "update", default: DEFAULT_READY_TIMEOUT_SEC },
@@ -41,8 +54,10 @@ const known = (v: unknown) => v !== undefined && v !== UNKNOWN;
 
 function check(news: Props): CheckFailure[] {
   const failures: CheckFailure[] = [];
+  // The Sandbox resource spells sandbox_config.* as top-level inputs (ttlSec, idleTimeoutSec).
+  const own = (text: string) => toInputWords(text).replace(/sandboxConfig\./g, "");
   const add = (v: { field: string; message: string } | undefined) => {
-    if (v) failures.push({ property: wireFieldToProperty(v.field), reason: toInputWords(v.message) });
+    if (v) failures.push({ property: own(wireFieldToProperty(v.field)), reason: own(v.message) });
   };
   if (typeof news.name === "string") add(nameViolation("SANDBOX", news.name));
   else if (news.name === undefined) failures.push({ property: "name", reason: "name is required" });
@@ -62,18 +77,19 @@ function check(news: Props): CheckFailure[] {
     for (const v of portViolations("SANDBOX", news.ports as never)) add(v);
     (news.ports as Props[]).forEach((p, i) => {
       const n = p.port;
-      if (typeof n === "number" && (n < 1024 || n > 65535 || !Number.isInteger(n))) {
+      // Port 22 is reported once, as reserved (above), not also as out of range.
+      const reserved = n === LIMITS.sandboxReservedPort;
+      if (
+        typeof n === "number" &&
+        !reserved &&
+        (n < LIMITS.portMin || n > LIMITS.portMax || !Number.isInteger(n))
+      ) {
         failures.push({
           property: `ports[${i}].port`,
           reason: `ports[${i}].port must be an integer between 1024 and 65535`,
         });
       }
-      if (
-        p.protocol !== undefined &&
-        p.protocol !== "TCP" &&
-        p.protocol !== "UDP" &&
-        p.protocol !== UNKNOWN
-      ) {
+      if (p.protocol !== undefined && !["TCP", "UDP", "SCTP", UNKNOWN].includes(p.protocol as string)) {
         failures.push({
           property: `ports[${i}].protocol`,
           reason: `ports[${i}].protocol must be TCP or UDP for sandboxes`,
@@ -119,12 +135,11 @@ function patchBody(have: Props, want: Props): WorkloadPatch {
   if (d.projectId) body.project_id = (want.projectId as string | undefined) ?? "";
   if (d.sshKeys) body.ssh_keys = (want.sshKeys as string[] | undefined) ?? [];
   if (d.ports) body.ports = toWire((want.ports as Props[] | undefined) ?? []);
-  if (d.ttlSec || d.idleTimeoutSec) {
-    body.sandbox_config = {
-      ttl_sec: (want.ttlSec as number | undefined) ?? 0,
-      idle_timeout_sec: (want.idleTimeoutSec as number | undefined) ?? 0,
-    };
-  }
+  // Only the timeout that changed is sent: the other one stays as the service has it.
+  const cfg: NonNullable<WorkloadPatch["sandbox_config"]> = {};
+  if (d.ttlSec) cfg.ttl_sec = (want.ttlSec as number | undefined) ?? 0;
+  if (d.idleTimeoutSec) cfg.idle_timeout_sec = (want.idleTimeoutSec as number | undefined) ?? 0;
+  if (Object.keys(cfg).length) body.sandbox_config = cfg;
   return body;
 }
 
@@ -163,56 +178,85 @@ function inputsOf(w: Workload, olds: Props): Props {
   });
 }
 
-/** Deploys if needed, waits for running, then freezes or thaws as `frozen` asks. */
-async function converge(ctx: Context, uid: string, inputs: Props): Promise<void> {
+/**
+ * Deploys if needed, waits for running, then freezes or thaws as `frozen` asks. `frozen: true`
+ * removed from the program thaws the sandbox (its empty value), after which it is unmanaged.
+ */
+async function converge(ctx: Context, uid: string, inputs: Props, olds: Props = {}): Promise<void> {
   const { workloads, sandboxes } = ctx.client;
+  const frozen = inputs.frozen ?? (olds.frozen === true ? false : undefined);
   let status = (await workloads.state(uid)).status;
   if (status === "registered" || status === "error") {
     ctx.log(`deploying sandbox ${uid}`);
-    status = (await workloads.deploy(uid)).state.status;
+    const from = status;
+    await transitionOnce(
+      ctx,
+      uid,
+      "deploy",
+      () => workloads.deploy(uid),
+      (s) => s !== from,
+    );
+    status = "provisioning";
   }
-  if (status === "frozen" && inputs.frozen === false) {
+  if (status === "frozen" && frozen === false) {
     ctx.log(`thawing sandbox ${uid}`);
-    await sandboxes.thaw(uid);
+    await transitionOnce(
+      ctx,
+      uid,
+      "thaw",
+      () => sandboxes.thaw(uid),
+      (s) => s !== "frozen",
+    );
     status = "running";
   }
   if (status !== "running" && status !== "frozen") {
-    status = (
-      await workloads.waitForStatus(uid, ["running", "frozen"], { timeoutMs: readyTimeoutMs(inputs) })
-    ).status;
+    status = (await workloads.waitForStatus(uid, ["running", "frozen"], waitOptions(ctx, inputs))).status;
   }
-  if (inputs.frozen === true && status === "running") {
+  if (frozen === true && status === "running") {
     ctx.log(`freezing sandbox ${uid}`);
-    await sandboxes.freeze(uid);
+    await transitionOnce(
+      ctx,
+      uid,
+      "freeze",
+      () => sandboxes.freeze(uid),
+      (s) => s === "frozen",
+    );
   }
 }
 
 async function register(ctx: Context, inputs: Props): Promise<{ uid: string }> {
-  const { workloads, sandboxes } = ctx.client;
   const name = inputs.name as string;
-  if (inputs.adoptUid) {
-    const w = await liveWorkload(ctx, inputs.adoptUid as string);
-    if (w?.type !== "SANDBOX") throw new Error(`cannot adopt ${String(inputs.adoptUid)}: not a live sandbox`);
-    return w;
-  }
+  if (inputs.adoptUid) return adopt(ctx, inputs.adoptUid as string, inputs);
   if (inputs.forkFrom) {
     const parent = inputs.forkFrom as string;
     ctx.log(`forking sandbox ${parent}`);
     const body = compact({ name, project_id: inputs.projectId, sandbox_config: sandboxConfig(inputs) });
-    return createWorkloadOnce(ctx, name, "SANDBOX", () => sandboxes.fork(parent, body));
+    return forkOnce(ctx, parent, body, name);
   }
-  return createWorkloadOnce(ctx, name, "SANDBOX", () => workloads.create(createBody(inputs)));
+  return createWorkloadOnce(ctx, createBody(inputs));
+}
+
+/** Takes a live sandbox under management; its replace-only inputs must match the program. */
+async function adopt(ctx: Context, uid: string, inputs: Props): Promise<{ uid: string }> {
+  const w = await liveWorkload(ctx, uid);
+  if (w?.type !== "SANDBOX") throw new Error(`cannot adopt ${uid}: not a live sandbox`);
+  const have = inputsOf(w, { ...inputs, forkFrom: inputs.forkFrom, resourceName: inputs.resourceName });
+  const refused = fixedMismatches(RULES, have, inputs, "sandbox", uid);
+  if (refused) throw new Error(refused);
+  return w;
 }
 
 export const sandbox: ResourceModule = {
   name: "Sandbox",
 
   check(_olds, news) {
-    return { inputs: news, failures: check(news) };
+    return { inputs: news, failures: onePerProperty(check(news)) };
   },
 
-  diff(_id, olds, news) {
-    return diffFields(RULES, olds, news);
+  diff(id, olds, news) {
+    const d = diffFields(RULES, olds, news);
+    refuseSelfAdoption(id, news, d.replaces, "sandbox");
+    return d;
   },
 
   async create(ctx, inputs) {
@@ -222,7 +266,9 @@ export const sandbox: ResourceModule = {
     const outputs = await settle(ctx, uid, inputs, outputsOf, failure, async () => {
       await converge(ctx, uid, inputs);
       // A fork copies its parent's ports and keys: bring them to what the program says.
-      const patch = patchBody(inputsOf(await ctx.client.workloads.get(uid), inputs), inputs);
+      // Inputs the program does not set stay as the service has them.
+      const have = inputsOf(await ctx.client.workloads.get(uid), inputs);
+      const patch = patchBody(pick(have, Object.keys(inputs)), inputs);
       if (Object.keys(patch).length) await ctx.client.workloads.update(uid, patch);
     });
     return { id: uid, outputs };
@@ -242,7 +288,7 @@ export const sandbox: ResourceModule = {
         ctx.log(`updating sandbox ${id} (${Object.keys(patch).join(", ")}) without redeploy`);
         await ctx.client.workloads.update(id, patch);
       }
-      await converge(ctx, id, news);
+      await converge(ctx, id, news, olds);
     });
   },
 

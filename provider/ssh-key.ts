@@ -1,10 +1,19 @@
 /** SshKey: a public key that workloads reference. Update: name. Replace: publicKey. */
 import { SshKeyCreate, type SshKey } from "../api/index.ts";
-import { compact, createOnce, deleteIfPresent, unlessGone } from "./common.ts";
+import {
+  collect,
+  compact,
+  createOnce,
+  createdSince,
+  deleteIfPresent,
+  onePerProperty,
+  unlessGone,
+} from "./common.ts";
 import { diffFields, type FieldRule } from "./diff.ts";
 import type { Props, ResourceModule } from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
 import { schemaFailures } from "./volume.ts";
+import { refuseSelfAdoption } from "./workload.ts";
 
 /** Key type and data; the comment and surrounding whitespace are not part of the key's identity. */
 const keyIdentity = (v: unknown) => (typeof v === "string" ? v.trim().split(/\s+/).slice(0, 2).join(" ") : v);
@@ -33,14 +42,20 @@ export const sshKey: ResourceModule = {
       inputs: news,
       failures: containsUnknown(body)
         ? []
-        : schemaFailures(SshKeyCreate, body).map((f) =>
-            f.property === "sshKey" ? { ...f, property: "publicKey" } : f,
+        : onePerProperty(
+            schemaFailures(SshKeyCreate, body).map((f) =>
+              f.property === "sshKey"
+                ? { property: "publicKey", reason: f.reason.replace(/\bsshKey\b/g, "publicKey") }
+                : f,
+            ),
           ),
     };
   },
 
-  diff(_id, olds, news) {
-    return diffFields(RULES, olds, news);
+  diff(id, olds, news) {
+    const d = diffFields(RULES, olds, news);
+    refuseSelfAdoption(id, news, d.replaces, "SSH key");
+    return d;
   },
 
   async create(ctx, inputs) {
@@ -56,11 +71,20 @@ export const sshKey: ResourceModule = {
       if (key.name !== inputs.name) key = await sshKeys.update(key.uid, { name: inputs.name as string });
     } else {
       const body = { name: inputs.name as string, ssh_key: inputs.publicKey as string };
-      key = await createOnce(
-        () => sshKeys.iterate({}),
-        (k) => k.name === body.name,
-        () => sshKeys.create(body),
-      );
+      const { uid } = await createOnce({
+        what: `SSH key ${body.name}`,
+        create: () => sshKeys.create(body),
+        find: (since) =>
+          collect(
+            sshKeys.iterate({}),
+            (k) =>
+              k.name === body.name &&
+              keyIdentity(k.public_key_raw) === keyIdentity(body.ssh_key) &&
+              createdSince(k.created_at, since),
+          ),
+        log: (m) => ctx.log(m),
+      });
+      key = await sshKeys.get(uid);
     }
     return { id: key.uid, outputs: outputsOf(key, inputs) };
   },

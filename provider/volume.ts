@@ -1,11 +1,20 @@
 /** Volume: persistent storage mounted on RENTAL workloads. Update: name. Replace: sizeInMb, resourceName. */
 import { VolumeCreate, zodViolations, type Volume } from "../api/index.ts";
-import { compact, createOnce, deleteIfPresent, pick, unlessGone } from "./common.ts";
+import {
+  collect,
+  compact,
+  createOnce,
+  createdSince,
+  deleteIfPresent,
+  onePerProperty,
+  pick,
+  unlessGone,
+} from "./common.ts";
 import { diffFields, type FieldRule } from "./diff.ts";
 import type { CheckFailure, Props, ResourceModule } from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
 import { toWire, wireFieldToProperty } from "./wire.ts";
-import { toInputWords } from "./workload.ts";
+import { refuseSelfAdoption, toInputWords } from "./workload.ts";
 
 const FIELDS = ["name", "sizeInMb", "resourceName"] as const;
 const RULES: Record<string, FieldRule> = {
@@ -50,12 +59,14 @@ export const volume: ResourceModule = {
     const body = pick(news, FIELDS);
     return {
       inputs: news,
-      failures: containsUnknown(body) ? [] : schemaFailures(VolumeCreate, toWire(body)),
+      failures: containsUnknown(body) ? [] : onePerProperty(schemaFailures(VolumeCreate, toWire(body))),
     };
   },
 
-  diff(_id, olds, news) {
-    return diffFields(RULES, olds, news);
+  diff(id, olds, news) {
+    const d = diffFields(RULES, olds, news);
+    refuseSelfAdoption(id, news, d.replaces, "volume");
+    return d;
   },
 
   async create(ctx, inputs) {
@@ -74,11 +85,21 @@ export const volume: ResourceModule = {
       if (d.detail.name) await volumes.update(v.uid, { name: inputs.name as string });
       uid = v.uid;
     } else {
-      const created = await createOnce(
-        () => volumes.iterate({}),
-        (v) => v.name === body.name,
-        () => volumes.create(body),
-      );
+      const created = await createOnce({
+        what: `volume ${body.name}`,
+        create: () => volumes.create(body),
+        find: (since) =>
+          collect(
+            volumes.iterate({}),
+            (v) =>
+              v.name === body.name &&
+              v.size === body.size_in_mb &&
+              v.resource_name === body.resource_name &&
+              !v.deleted_by &&
+              createdSince(v.created_at, since),
+          ),
+        log: (m) => ctx.log(m),
+      });
       uid = created.uid;
     }
     return { id: uid, outputs: outputsOf(await volumes.get(uid), inputs) };

@@ -1,6 +1,8 @@
 /** What the Workload and Sandbox modules share: reading a live workload and creating one once. */
-import type { Workload, WorkloadOperation, WorkloadType } from "../api/index.ts";
-import { createOnce, messageOf, unlessGone } from "./common.ts";
+import type { Workload, WorkloadCreate, WorkloadOperation, WorkloadStatus } from "../api/index.ts";
+import { isAmbiguous } from "../client/index.ts";
+import { CREATE_ATTEMPTS, collect, createOnce, createdSince, messageOf, unlessGone } from "./common.ts";
+import { canonical } from "./diff.ts";
 import { PartialStateError, type Context, type Props } from "./resource.ts";
 
 /** The workload, or undefined when it is gone or soft-deleted. */
@@ -23,18 +25,159 @@ export async function currentOutputs(
   }
 }
 
-/** Creates (or forks) a workload at most once; see createOnce. */
-export function createWorkloadOnce(
-  ctx: Context,
-  name: string,
-  type: WorkloadType,
-  create: () => Promise<WorkloadOperation>,
-): Promise<WorkloadOperation> {
-  return createOnce(
-    () => ctx.client.workloads.iterate({ name, type }),
-    (w) => w.name === name,
-    create,
+const ports = (
+  list: readonly { port: number; protocol?: string; routing?: string }[] | undefined,
+  sandbox: boolean,
+) =>
+  (list ?? [])
+    .map((p) => ({
+      port: p.port,
+      protocol: p.protocol ?? "TCP",
+      routing: sandbox ? undefined : (p.routing ?? "PROXIED"),
+    }))
+    .sort((a, b) => canonical(a).localeCompare(canonical(b)));
+
+const volumes = (list: readonly { uid: string; mount_path: string; read_only?: boolean }[] | undefined) =>
+  (list ?? [])
+    .map((v) => ({ uid: v.uid, mount_path: v.mount_path, read_only: v.read_only ?? false }))
+    .sort((a, b) => a.uid.localeCompare(b.uid));
+
+/**
+ * What a create body asks for, in the shape a full workload record shows it: the two are equal
+ * exactly when the record could be the result of that request. Passwords, which the service never
+ * returns, are left out.
+ */
+export function requestedView(body: WorkloadCreate): Props {
+  const sandbox = body.type === "SANDBOX";
+  return {
+    type: body.type,
+    name: body.name,
+    image: sandbox ? undefined : body.image,
+    template: sandbox ? body.image : undefined,
+    resource: body.resource_name,
+    region: body.region,
+    reservation: body.reservation_uid,
+    envs: body.envs ?? [],
+    ports: ports(body.ports, sandbox),
+    commands: body.commands ?? [],
+    args: body.args ?? [],
+    registry: body.registry_auth
+      ? { server: body.registry_auth.server, username: body.registry_auth.username }
+      : null,
+    sshKeys: body.ssh_keys ?? [],
+    volumes: volumes(body.volumes),
+    hostname: body.type === "BM" ? (body.bm_config?.hostname ?? body.name) : undefined,
+    project: body.project_id || null,
+    experiments: body.experiments ?? {},
+    ttl: sandbox ? (body.sandbox_config?.ttl_sec ?? 0) : undefined,
+    idle: sandbox ? (body.sandbox_config?.idle_timeout_sec ?? 0) : undefined,
+  };
+}
+
+/** The record in the shape of requestedView; `resource` only when the request named one. */
+export function recordView(w: Workload, body: WorkloadCreate): Props {
+  const sandbox = w.type === "SANDBOX";
+  return {
+    type: w.type,
+    name: w.name,
+    image: sandbox ? undefined : w.image,
+    template: sandbox ? w.sandbox_config?.template_uid : undefined,
+    resource: body.resource_name === undefined ? undefined : w.resource.name,
+    region: w.bm_config?.region,
+    reservation: w.reservation_uid,
+    envs: w.envs,
+    ports: ports(w.ports, sandbox),
+    commands: w.commands,
+    args: w.args,
+    registry: w.registry_auth ? { server: w.registry_auth.server, username: w.registry_auth.username } : null,
+    sshKeys: w.ssh_keys,
+    volumes: volumes(w.volumes),
+    hostname: w.type === "BM" ? w.bm_config?.hostname : undefined,
+    project: w.project_id || null,
+    experiments: Object.fromEntries(Object.entries(w.experiments).filter(([, v]) => v !== undefined)),
+    ttl: sandbox ? w.sandbox_config?.ttl_sec : undefined,
+    idle: sandbox ? w.sandbox_config?.idle_timeout_sec : undefined,
+  };
+}
+
+/** Whether `w` is what `body` would have made. */
+export function madeBy(body: WorkloadCreate, w: Workload): boolean {
+  return canonical(recordView(w, body)) === canonical(requestedView(body));
+}
+
+/** Full records of the live workloads named `name` of `type` created at or after `since`. */
+async function recentByName(ctx: Context, name: string, type: string, since: number): Promise<Workload[]> {
+  const { workloads } = ctx.client;
+  const items = await collect(
+    workloads.iterate({ name, type: type as WorkloadOperation["type"] }),
+    (w) => w.name === name && createdSince(w.created_at, since),
   );
+  const full = await Promise.all(items.map((w) => liveWorkload(ctx, w.uid)));
+  return full.filter((w): w is Workload => w !== undefined);
+}
+
+/** Registers a workload at most once: a lost create is found by its whole request (see createOnce). */
+export function createWorkloadOnce(ctx: Context, body: WorkloadCreate): Promise<{ uid: string }> {
+  return createOnce({
+    what: `${body.type === "SANDBOX" ? "sandbox" : "workload"} ${body.name}`,
+    create: () => ctx.client.workloads.create(body),
+    find: async (since) =>
+      (await recentByName(ctx, body.name, body.type, since)).filter((w) => madeBy(body, w)),
+    log: (m) => ctx.log(m),
+  });
+}
+
+/** Forks a sandbox at most once: a lost fork is the child of `parent` with the requested name and settings. */
+export function forkOnce(
+  ctx: Context,
+  parent: string,
+  body: {
+    name?: string;
+    project_id?: string;
+    sandbox_config?: { ttl_sec?: number; idle_timeout_sec?: number };
+  },
+  name: string,
+): Promise<{ uid: string }> {
+  const cfg = body.sandbox_config;
+  return createOnce({
+    what: `sandbox ${name} (fork of ${parent})`,
+    create: () => ctx.client.sandboxes.fork(parent, body),
+    find: async (since) =>
+      (await recentByName(ctx, name, "SANDBOX", since)).filter(
+        (w) =>
+          w.sandbox_config?.parent_workload_uid === parent &&
+          (body.project_id === undefined || (w.project_id ?? "") === body.project_id) &&
+          (cfg?.ttl_sec === undefined || w.sandbox_config.ttl_sec === cfg.ttl_sec) &&
+          (cfg?.idle_timeout_sec === undefined || w.sandbox_config.idle_timeout_sec === cfg.idle_timeout_sec),
+      ),
+    log: (m) => ctx.log(m),
+  });
+}
+
+/**
+ * Runs a state transition (deploy, suspend, freeze, thaw) at most once. The client does not
+ * repeat these after an ambiguous failure; here the workload's state says whether it happened,
+ * and it is sent again only when it did not.
+ */
+export async function transitionOnce(
+  ctx: Context,
+  uid: string,
+  what: string,
+  send: () => Promise<unknown>,
+  happened: (status: WorkloadStatus) => boolean,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await send();
+      return;
+    } catch (e) {
+      if (!isAmbiguous(e) || attempt >= CREATE_ATTEMPTS) throw e;
+      if (happened((await ctx.client.workloads.state(uid)).status)) return;
+      ctx.log(
+        `${what} of ${uid}: the answer was lost (${messageOf(e)}) and it did not happen; sending it again`,
+      );
+    }
+  }
 }
 
 /**

@@ -4,8 +4,16 @@
  * workload create body whose type equals the template's type.
  */
 import { TemplateCreate, validateWorkloadCreate, type WorkloadTemplate } from "../api/index.ts";
-import { compact, createOnce, deleteIfPresent, unlessGone } from "./common.ts";
-import { diffFields, type FieldRule } from "./diff.ts";
+import {
+  collect,
+  compact,
+  createOnce,
+  createdSince,
+  deleteIfPresent,
+  onePerProperty,
+  unlessGone,
+} from "./common.ts";
+import { canonical, diffFields, keepProgramShape, type FieldRule } from "./diff.ts";
 import type { CheckFailure, Props, ResourceModule } from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
 import { schemaFailures } from "./volume.ts";
@@ -18,6 +26,19 @@ const RULES: Record<string, FieldRule> = {
   description: { kind: "update", normalise: (v) => v || undefined },
   manifest: { kind: "update", normalise: withoutType },
 };
+
+/** A wire manifest without the passwords the service never returns. */
+function withoutPasswords(manifest: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...manifest };
+  for (const key of ["vm_config", "registry_auth"]) {
+    const v = out[key] as Record<string, unknown> | undefined;
+    if (v && typeof v === "object") {
+      const { password: _p, ...rest } = v;
+      out[key] = rest;
+    }
+  }
+  return out;
+}
 
 function withoutType(v: unknown): unknown {
   if (!v || typeof v !== "object") return v;
@@ -83,7 +104,7 @@ export const workloadTemplate: ResourceModule = {
   name: "WorkloadTemplate",
 
   check(_olds, news) {
-    return { inputs: news, failures: check(news) };
+    return { inputs: news, failures: onePerProperty(check(news)) };
   },
 
   diff(_id, olds, news) {
@@ -98,11 +119,22 @@ export const workloadTemplate: ResourceModule = {
       type: inputs.type,
       manifest: wireManifest(inputs),
     }) as TemplateCreate;
-    const { uid } = await createOnce(
-      () => templates.iterate({ type: body.type }),
-      (t) => t.name === body.name,
-      () => templates.create(body),
-    );
+    const { uid } = await createOnce({
+      what: `workload template ${body.name}`,
+      create: () => templates.create(body),
+      find: async (since) => {
+        const same = await collect(
+          templates.iterate({ type: body.type }),
+          (t) =>
+            t.name === body.name &&
+            (t.description ?? "") === (body.description ?? "") &&
+            canonical(withoutPasswords(t.manifest)) === canonical(withoutPasswords(body.manifest)),
+        );
+        const full = await Promise.all(same.map((t) => unlessGone(() => templates.get(t.uid))));
+        return full.filter((t) => t !== undefined && createdSince(t.created_at, since)) as { uid: string }[];
+      },
+      log: (m) => ctx.log(m),
+    });
     return { id: uid, outputs: outputsOf(await templates.get(uid), inputs) };
   },
 
@@ -111,7 +143,11 @@ export const workloadTemplate: ResourceModule = {
     if (!t) return undefined;
     const manifest = withSecretsFrom(fromWire<Props>(t.manifest), olds.manifest as Props | undefined);
     delete manifest.type;
-    const inputs = compact({ name: t.name, description: t.description || undefined, type: t.type, manifest });
+    const inputs = keepProgramShape(
+      RULES,
+      olds,
+      compact({ name: t.name, description: t.description || undefined, type: t.type, manifest }),
+    );
     return { id, inputs, outputs: outputsOf(t, inputs) };
   },
 

@@ -1,50 +1,48 @@
 /**
- * Workload (RENTAL, VM, BM).
- *
- * Update in place: name, image, envs, ports, commands, args, registryAuth, sshKeys, volumes,
- * projectId, experiments (a PATCH; the service redeploys a workload that is not registered,
- * suspended or deleted, and the provider waits for running again). Replace: type, resourceName,
- * region, reservationUid, vmConfig, bmConfig. Lifecycle inputs: deploy, suspended (RENTAL).
+ * Workload (RENTAL, VM, BM). Which input a PATCH changes, which of those make the service
+ * redeploy a deployed workload, and which need a replacement is WORKLOAD_FIELDS (api/); the
+ * lifecycle inputs are deploy, suspended (RENTAL) and readyTimeoutSec.
  */
 import {
+  WORKLOAD_FIELDS,
+  REDEPLOY_EXEMPT,
+  patchFields,
+  redeploys,
   validateWorkloadCreate,
   type Workload,
   type WorkloadCreate,
+  type WorkloadFieldName,
   type WorkloadPatch,
   type WorkloadStatus,
+  type WorkloadType,
 } from "../api/index.ts";
-import { DEFAULT_READY_TIMEOUT_SEC, compact, deleteIfPresent, pick, readyTimeoutMs } from "./common.ts";
-import { createWorkloadOnce, liveWorkload, settle } from "./workload-core.ts";
+import {
+  DEFAULT_READY_TIMEOUT_SEC,
+  compact,
+  deleteIfPresent,
+  onePerProperty,
+  pick,
+  waitOptions,
+} from "./common.ts";
+import { createWorkloadOnce, liveWorkload, settle, transitionOnce } from "./workload-core.ts";
 import { diffFields, keepProgramShape, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
-import { type CheckFailure, type Context, type Props, type ResourceModule } from "./resource.ts";
+import {
+  type ChangeKind,
+  type CheckFailure,
+  type Context,
+  type Props,
+  type ResourceModule,
+} from "./resource.ts";
 import { knownViolations } from "./unknowns.ts";
-import { fromWire, toWire, wireFieldToProperty } from "./wire.ts";
+import { fromWire, snakeToCamel, toWire, wireFieldToProperty } from "./wire.ts";
 
-/** Inputs a PATCH can change. */
-const PATCH_FIELDS = [
-  "name",
-  "image",
-  "envs",
-  "ports",
-  "commands",
-  "args",
-  "registryAuth",
-  "sshKeys",
-  "volumes",
-  "projectId",
-  "experiments",
-] as const;
+/** The service's fields a Workload input stands for (sandbox_config belongs to Sandbox). */
+const SERVICE_FIELDS = (Object.keys(WORKLOAD_FIELDS) as WorkloadFieldName[]).filter(
+  (f) => f !== "sandbox_config",
+);
 
-/** Inputs sent to the service on create: the patchable ones and those fixed at creation. */
-const CREATE_FIELDS = [
-  ...PATCH_FIELDS,
-  "type",
-  "resourceName",
-  "region",
-  "reservationUid",
-  "vmConfig",
-  "bmConfig",
-] as const;
+/** Inputs sent to the service on create. */
+const CREATE_FIELDS = SERVICE_FIELDS.map(snakeToCamel);
 
 /** Every input of a Workload: what the service stores, and the provider's lifecycle switches. */
 export const WORKLOAD_INPUTS = [
@@ -62,28 +60,39 @@ const volumesNormaliser = (v: unknown) =>
         .sort((a, b) => String(a.uid).localeCompare(String(b.uid)))
     : v;
 
+const NORMALISE: Record<string, FieldRule["normalise"]> = {
+  ports: portsNormaliser(true),
+  sshKeys: sortedStrings,
+  volumes: volumesNormaliser,
+};
+
+/** Diff rules: one per service field (kind from the api table), then the lifecycle switches. */
 const RULES: Record<string, FieldRule> = {
-  type: { kind: "replace" },
-  resourceName: { kind: "replace" },
-  region: { kind: "replace" },
-  reservationUid: { kind: "replace" },
-  vmConfig: { kind: "replace" },
-  bmConfig: { kind: "replace" },
-  name: { kind: "redeploy" },
-  image: { kind: "redeploy" },
-  envs: { kind: "redeploy" },
-  ports: { kind: "redeploy", normalise: portsNormaliser(true) },
-  commands: { kind: "redeploy" },
-  args: { kind: "redeploy" },
-  registryAuth: { kind: "redeploy" },
-  sshKeys: { kind: "redeploy", normalise: sortedStrings },
-  volumes: { kind: "redeploy", normalise: volumesNormaliser },
-  projectId: { kind: "redeploy" },
-  experiments: { kind: "redeploy" },
+  ...Object.fromEntries(
+    SERVICE_FIELDS.map((f) => {
+      const input = snakeToCamel(f);
+      return [input, { kind: WORKLOAD_FIELDS[f].change, normalise: NORMALISE[input] }];
+    }),
+  ),
   deploy: { kind: "update", default: true },
   suspended: { kind: "update", default: false },
   readyTimeoutSec: { kind: "update", default: DEFAULT_READY_TIMEOUT_SEC },
 };
+
+/**
+ * The diff rules for a workload whose last known status is `status`: a field that redeploys is
+ * a plain update while the workload is not deployed (the service redeploys nothing then).
+ */
+function rulesFor(status: unknown, deploy: unknown): Record<string, FieldRule> {
+  const exempt = status === undefined ? deploy === false : REDEPLOY_EXEMPT.includes(status as WorkloadStatus);
+  if (!exempt) return RULES;
+  return Object.fromEntries(
+    Object.entries(RULES).map(([k, r]) => [
+      k,
+      r.kind === "redeploy" ? { ...r, kind: "update" as ChangeKind } : r,
+    ]),
+  );
+}
 
 export function createBody(inputs: Props): WorkloadCreate {
   return toWire<WorkloadCreate>(pick(inputs, CREATE_FIELDS));
@@ -154,12 +163,18 @@ function outputsOf(w: Workload, inputs: Props): Props {
   });
 }
 
-/** The inputs that reproduce what the service has; secrets it never returns come from `olds`. */
+/**
+ * The inputs that reproduce what the service has; secrets it never returns come from `olds`.
+ * The lifecycle switches report lifecycle drift: a workload found in `error` (or back in
+ * `registered`) reads as `deploy: false`, one found suspended as `suspended: true`, so refresh
+ * shows them and up deploys again.
+ */
 function inputsOf(w: Workload, olds: Props): Props {
   const oldBm = olds.bmConfig as Props | undefined;
   const bmHostname = w.bm_config?.hostname;
   const defaultHostname = oldBm?.hostname ?? olds.name ?? w.name;
   const oldAuth = olds.registryAuth as Props | undefined;
+  const status = w.state.status;
   return compact({
     type: w.type,
     name: w.name,
@@ -172,7 +187,7 @@ function inputsOf(w: Workload, olds: Props): Props {
     commands: w.commands,
     args: w.args,
     registryAuth: w.registry_auth
-      ? { ...fromWire<Props>(w.registry_auth), password: oldAuth?.password }
+      ? compact({ ...fromWire<Props>(w.registry_auth), password: oldAuth?.password })
       : undefined,
     sshKeys: w.ssh_keys,
     volumes: fromWire(w.volumes),
@@ -181,8 +196,8 @@ function inputsOf(w: Workload, olds: Props): Props {
       w.type !== "BM" ? undefined : bmHostname === defaultHostname ? (oldBm ?? {}) : { hostname: bmHostname },
     projectId: w.project_id || undefined,
     experiments: Object.keys(w.experiments).length ? w.experiments : undefined,
-    deploy: olds.deploy ?? w.state.status !== "registered",
-    suspended: w.type === "RENTAL" ? w.state.status === "suspended" : undefined,
+    deploy: olds.deploy === false ? false : status !== "registered" && status !== "error",
+    suspended: w.type === "RENTAL" ? status === "suspended" : undefined,
     readyTimeoutSec: olds.readyTimeoutSec,
   });
 }
@@ -198,39 +213,70 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
   if (wantSuspended && status === "suspended") return;
   if (DEPLOYABLE.includes(status)) {
     ctx.log(`deploying workload ${uid}`);
-    status = (await workloads.deploy(uid)).state.status;
+    await transitionOnce(
+      ctx,
+      uid,
+      "deploy",
+      () => workloads.deploy(uid),
+      (s) => !DEPLOYABLE.includes(s),
+    );
+    status = "provisioning";
   }
   if (status !== "running") {
-    status = (await workloads.waitForStatus(uid, "running", { timeoutMs: readyTimeoutMs(inputs) })).status;
+    status = (await workloads.waitForStatus(uid, "running", waitOptions(ctx, inputs))).status;
   }
   if (wantSuspended) {
     ctx.log(`suspending workload ${uid}`);
-    await workloads.suspend(uid);
-    await workloads.waitForStatus(uid, "suspended", { timeoutMs: readyTimeoutMs(inputs) });
+    await transitionOnce(
+      ctx,
+      uid,
+      "suspend",
+      () => workloads.suspend(uid),
+      (s) => s === "suspended",
+    );
+    await workloads.waitForStatus(uid, "suspended", waitOptions(ctx, inputs));
   }
 }
 
-/** A PATCH body holding the updatable fields where `want` differs from `have`. */
-function patchBody(have: Props, want: Props): WorkloadPatch {
-  const d = diffFields(RULES, have, want);
-  const changed = PATCH_FIELDS.filter((k) => d.detail[k]);
-  const body = toWire<WorkloadPatch>(pick(want, changed));
-  if (changed.includes("projectId") && want.projectId === undefined) body.project_id = "";
-  return body;
+/**
+ * A PATCH body holding the fields where `want` differs from `have`; a field the program no
+ * longer sets is sent as its cleared value (WORKLOAD_FIELDS).
+ */
+function patchBody(type: WorkloadType, have: Props, want: Props): WorkloadPatch {
+  const d = diffFields(RULES, have, want).detail;
+  const body: Record<string, unknown> = {};
+  for (const f of patchFields(type)) {
+    const input = snakeToCamel(f);
+    if (!d[input]) continue;
+    const value = want[input];
+    body[f] = value === undefined ? (WORKLOAD_FIELDS[f] as { cleared?: unknown }).cleared : toWire(value);
+  }
+  return body as WorkloadPatch;
+}
+
+/** Replace-only inputs whose value on the service differs from the program's (passwords cannot be read). */
+export function fixedMismatches(
+  rules: Record<string, FieldRule>,
+  have: Props,
+  want: Props,
+  kind: string,
+  uid: string,
+): string | undefined {
+  const d = diffFields(rules, have, want);
+  const fixed = d.replaces.filter((k) => k !== "vmConfig" && want[k] !== undefined);
+  if (!fixed.length) return undefined;
+  return `cannot adopt ${kind} ${uid}: ${fixed.map((k) => `${k} is ${JSON.stringify(have[k] ?? null)} on the service but ${JSON.stringify(want[k])} in the program`).join("; ")}. These fields can only change by replacement; make the program match or drop adoptUid`;
 }
 
 async function adopt(ctx: Context, uid: string, inputs: Props): Promise<Workload> {
-  const w = await ctx.client.workloads.get(uid);
-  if (w.state.status === "deleted") throw new Error(`cannot adopt workload ${uid}: it is deleted`);
-  const have = inputsOf(w, inputs);
-  const d = diffFields(RULES, have, inputs);
-  const fixed = d.replaces.filter((k) => !["vmConfig", "bmConfig"].includes(k));
-  if (fixed.length) {
-    throw new Error(
-      `cannot adopt workload ${uid}: ${fixed.map((k) => `${k} is ${JSON.stringify(have[k])} on the service but ${JSON.stringify(inputs[k])} in the program`).join("; ")}. These fields can only change by replacement; make the program match or drop adoptUid`,
-    );
-  }
-  const patch = patchBody(have, inputs);
+  const w = await liveWorkload(ctx, uid);
+  if (!w || w.type === "SANDBOX")
+    throw new Error(`cannot adopt workload ${uid}: it is not a live RENTAL, VM or BM workload`);
+  const have = inputsOf(w, {});
+  const refused = fixedMismatches(RULES, have, inputs, "workload", uid);
+  if (refused) throw new Error(refused);
+  // Inputs the program does not set stay as the service has them.
+  const patch = patchBody(w.type, pick(have, Object.keys(inputs)), inputs);
   if (Object.keys(patch).length) {
     ctx.log(`adopting workload ${uid}: updating ${Object.keys(patch).join(", ")}`);
     return ctx.client.workloads.update(uid, patch);
@@ -238,27 +284,37 @@ async function adopt(ctx: Context, uid: string, inputs: Props): Promise<Workload
   return w;
 }
 
+/**
+ * Refuses a replacement whose new resource would adopt the object it replaces: create would
+ * take the same uid and delete would then remove it, leaving the stack pointing at nothing.
+ */
+export function refuseSelfAdoption(id: string, news: Props, replaces: string[], kind: string): void {
+  if (!replaces.length || news.adoptUid !== id) return;
+  throw new Error(
+    `${kind} ${id}: changing ${replaces.join(", ")} replaces it, and the replacement would adopt ${id} (adoptUid), the very object being replaced. ` +
+      "Remove adoptUid from the program (the object is already managed by this stack), then run the change again",
+  );
+}
+
 export const workload: ResourceModule = {
   name: "Workload",
 
   check(olds, news) {
-    return { inputs: news, failures: workloadCheck(olds, news) };
+    return { inputs: news, failures: onePerProperty(workloadCheck(olds, news)) };
   },
 
-  diff(_id, olds, news) {
-    const d = diffFields(RULES, olds, news);
+  diff(id, olds, news) {
+    const d = diffFields(rulesFor(olds.status, olds.deploy), olds, news);
+    refuseSelfAdoption(id, news, d.replaces, "workload");
     // A volume is mounted on one workload at a time: the old workload must let go of it first.
     const mounts = (p: Props) => Array.isArray(p.volumes) && p.volumes.length > 0;
     return { ...d, deleteBeforeReplace: d.replaces.length > 0 && (mounts(olds) || mounts(news)) };
   },
 
   async create(ctx, inputs) {
-    const { workloads } = ctx.client;
     const body = createBody(inputs);
     const adoptUid = inputs.adoptUid as string | undefined;
-    const created = adoptUid
-      ? await adopt(ctx, adoptUid, inputs)
-      : await createWorkloadOnce(ctx, body.name, body.type, () => workloads.create(body));
+    const created = adoptUid ? await adopt(ctx, adoptUid, inputs) : await createWorkloadOnce(ctx, body);
     const uid = created.uid;
     const failure = `workload ${uid} was registered but did not come up`;
     return {
@@ -276,12 +332,14 @@ export const workload: ResourceModule = {
 
   async update(ctx, id, olds, news) {
     return settle(ctx, id, news, outputsOf, `updating workload ${id} failed`, async () => {
-      const patch = patchBody(olds, news);
-      if (Object.keys(patch).length) {
+      const type = news.type as WorkloadType;
+      const patch = patchBody(type, olds, news);
+      const fields = Object.keys(patch);
+      if (fields.length) {
         const status = (await ctx.client.workloads.state(id)).status;
-        const redeploys = !["registered", "suspended", "deleted"].includes(status);
+        const redeploy = redeploys(type, status, fields);
         ctx.log(
-          `updating workload ${id} (${Object.keys(patch).join(", ")})${redeploys ? "; the service redeploys it" : ""}`,
+          `updating workload ${id} (${fields.map(snakeToCamel).join(", ")})${redeploy ? "; the service redeploys it" : ""}`,
         );
         await ctx.client.workloads.update(id, patch);
       }

@@ -24,10 +24,15 @@ export abstract class CwsResource extends pulumi.dynamic.Resource {
     secrets: readonly string[],
     opts?: pulumi.CustomResourceOptions,
   ) {
-    const props: Record<string, unknown> = Object.fromEntries(properties.map((k) => [k, undefined]));
+    const props: Record<string, unknown> = Object.fromEntries(
+      properties.filter((k) => k !== "uid").map((k) => [k, undefined]),
+    );
     for (const [k, v] of Object.entries(args ?? {}))
       props[k] = secrets.includes(k) && v !== undefined ? pulumi.secret(v) : v;
     const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...secrets];
     super(dynamicProvider(type), name, props, { ...opts, additionalSecretOutputs }, MODULE, type);
+    // The uid is the resource's id: known at preview while the object is only updated (so a
+    // resource referring to it does not show a replacement), unknown when it is (re)created.
+    Object.defineProperty(this, "uid", { value: this.id, enumerable: true });
   }
 }

@@ -29,6 +29,7 @@ Options of serve:
   --seed FILE               seed JSON replacing the built-in seed (used when DIR is empty)
   --provision-delay-ms N    time a deploy stays provisioning (default 300)
   --admin-token T           bearer token of the admin API (default admin-token)
+  --allow-demo-tokens       serve the built-in tokens on a non-loopback --host (refused otherwise)
   --quiet                   no request log
   -h, --help                show this help
 `;
@@ -70,6 +71,7 @@ async function main(argv: string[]): Promise<void> {
         seed: { type: "string" },
         "provision-delay-ms": { type: "string" },
         "admin-token": { type: "string" },
+        "allow-demo-tokens": { type: "boolean" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -94,6 +96,7 @@ async function main(argv: string[]): Promise<void> {
     seed: values.seed,
     provisionDelayMs: int("provision-delay-ms", values["provision-delay-ms"], 0) ?? 300,
     adminToken: values["admin-token"],
+    allowDemoTokens: values["allow-demo-tokens"],
     log,
   });
   process.stderr.write(`cws reference server listening on ${server.baseUrl} (admin: ${server.adminUrl})\n`);

@@ -1,13 +1,12 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { WebSocketServer } from "ws";
-import type { FaultCreate, Fault } from "../api/index.ts";
+import type { Faults } from "./http/faults.ts";
 import type { Router } from "./http/router.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { Seed } from "./seed.ts";
 import type { Store } from "./store.ts";
 import type { Clock } from "./util.ts";
-import { newUid } from "./util.ts";
 
 export interface ResolvedOptions {
   host: string;
@@ -54,39 +53,4 @@ export interface ServerContext {
   log(line: string): void;
 }
 
-/** Fault injection (admin): the next `count` requests matching a method and path regex fail or slow down. */
-export class Faults {
-  private entries: (Fault & { regex: RegExp })[] = [];
-
-  add(f: FaultCreate): Fault {
-    const entry = { id: newUid("fault"), ...f, remaining: f.count, regex: new RegExp(f.path) };
-    delete (entry as { count?: number }).count;
-    this.entries.push(entry);
-    return this.view(entry);
-  }
-
-  /** Takes one use of the first fault matching the request. */
-  take(method: string, path: string): Fault | undefined {
-    for (const e of this.entries) {
-      if (e.method && e.method.toUpperCase() !== method) continue;
-      if (!e.regex.test(path)) continue;
-      e.remaining--;
-      if (e.remaining <= 0) this.entries = this.entries.filter((x) => x !== e);
-      return this.view(e);
-    }
-    return undefined;
-  }
-
-  list(): Fault[] {
-    return this.entries.map((e) => this.view(e));
-  }
-
-  clear(): void {
-    this.entries = [];
-  }
-
-  private view(e: Fault & { regex: RegExp }): Fault {
-    const { regex: _r, ...rest } = e;
-    return { ...rest };
-  }
-}
+export { Faults } from "./http/faults.ts";

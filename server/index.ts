@@ -1,9 +1,16 @@
 import { createServer, type Server } from "node:http";
+import { checkExposure, DEFAULT_ADMIN_TOKEN } from "./exposure.ts";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
 import { Faults, type ResolvedOptions, type ServerContext, type UpgradeHandler } from "./context.ts";
 import { Router } from "./http/router.ts";
-import { API_PREFIX, ADMIN_PREFIX, createRequestListener, createUpgradeListener } from "./http/server.ts";
+import {
+  API_PREFIX,
+  ADMIN_PREFIX,
+  createRequestListener,
+  createUpgradeListener,
+  onClientError,
+} from "./http/server.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { ROUTE_MODULES, type RouteModule } from "./routes/index.ts";
 import { DEFAULT_SEED, applySeed, loadSeedFile, type Seed } from "./seed.ts";
@@ -38,6 +45,13 @@ export interface ServerOptions {
   extensions?: RouteModule[];
   /** Time source (tests). */
   clock?: Clock;
+  /**
+   * Serve the built-in demo and admin tokens on a non-loopback host (refused otherwise:
+   * startServer throws and says which tokens and how to set your own).
+   */
+  allowDemoTokens?: boolean;
+  /** Key file of the secrets encrypted in the data dir (default <dataDir>/cws.key). */
+  secretKeyFile?: string;
 }
 
 export interface RunningServer {
@@ -62,12 +76,23 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     dataDir: options.dataDir,
     seed,
     provisionDelayMs: options.provisionDelayMs ?? 300,
-    adminToken: options.adminToken ?? "admin-token",
+    adminToken: options.adminToken ?? DEFAULT_ADMIN_TOKEN,
     sandboxRoot: options.sandboxRoot,
   };
   const log = options.log ?? (() => {});
   const clock = options.clock ?? systemClock;
-  const store = new Store(resolved.dataDir);
+  const store = new Store(resolved.dataDir, { keyFile: options.secretKeyFile });
+  try {
+    checkExposure({
+      host: resolved.host,
+      seed: store.isSeeded() ? store.seed : seed,
+      adminToken: resolved.adminToken,
+      allowDemoTokens: options.allowDemoTokens,
+    });
+  } catch (e) {
+    store.close();
+    throw e;
+  }
   if (!store.isSeeded()) applySeed(store, seed, iso(clock));
   const lifecycle = new Lifecycle(store, clock, { provisionDelayMs: resolved.provisionDelayMs, log });
   const upgradeHandlers: UpgradeHandler[] = [];
@@ -90,8 +115,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   for (const register of [...ROUTE_MODULES, ...(options.extensions ?? [])]) await register(context);
   lifecycle.start();
 
-  const http = createServer({ keepAliveTimeout: 65_000 }, createRequestListener(context));
-  http.on("upgrade", createUpgradeListener(context, upgradeHandlers));
+  const listener = createRequestListener(context);
+  const http = createServer({ keepAliveTimeout: 65_000 }, listener);
+  http.on("upgrade", createUpgradeListener(context, upgradeHandlers, listener));
+  http.on("clientError", onClientError);
   try {
     await new Promise<void>((resolve, reject) => {
       http.once("error", reject);

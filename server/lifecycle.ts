@@ -43,8 +43,6 @@ export interface TransitionOpts {
 const HOLDING: readonly WorkloadStatus[] = ["provisioning", "running", "frozen"];
 /** Statuses deploy starts from. */
 export const DEPLOYABLE: readonly WorkloadStatus[] = ["registered", "suspended", "error"];
-/** Statuses a PATCH does not redeploy from. */
-export const NO_REDEPLOY: readonly WorkloadStatus[] = ["registered", "suspended", "deleted"];
 
 export interface LifecycleOptions {
   provisionDelayMs: number;

@@ -508,7 +508,18 @@ export class SandboxService {
       }
     }
     if (e instanceof TypeError) return new ApiError("INVALID_BODY", e.message);
-    return e instanceof Error ? e : new Error(String(e));
+    // Anything else came from a sandbox that is going away (deleted or stopped meanwhile) or
+    // failed in a way the client cannot fix: never a bare 500.
+    const state = t ? this.runtimeState(t.live) : undefined;
+    if (!t || state === undefined || state === "destroying" || state === "stopped")
+      return new ApiError(
+        "WORKLOAD_SANDBOX_UNAVAILABLE",
+        `sandbox is not available: ${String((e as Error)?.message ?? e)}`,
+      );
+    return new ApiError(
+      "WORKLOAD_SANDBOX_GATEWAY_FAILURE",
+      `sandbox failed: ${String((e as Error)?.message ?? e)}`,
+    );
   }
 
   runtimeState(live: LiveSandbox): string | undefined {

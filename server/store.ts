@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type {
@@ -8,6 +8,7 @@ import type {
   VolumeRecord,
   WorkloadRecord,
 } from "./records.ts";
+import { SecretBox } from "./secrets.ts";
 import type { Seed } from "./seed.ts";
 
 /**
@@ -29,6 +30,8 @@ export class Collection<T extends Doc> {
   private readonly store: Store;
   private readonly items = new Map<string, { seq: number; doc: T }>();
   private readonly byOrg = new Map<string, T[]>();
+  /** Creation position of removed documents: a list cursor naming one keeps its place. */
+  private readonly gone = new Map<string, number>();
 
   constructor(store: Store, kind: string) {
     this.store = store;
@@ -46,9 +49,15 @@ export class Collection<T extends Doc> {
     for (const list of this.byOrg.values()) list.sort((a, b) => this.seqOf(a.uid)! - this.seqOf(b.uid)!);
   }
 
+  /** @internal loads the position of a removed document read at startup. */
+  loadGone(uid: string, seq: number): void {
+    this.gone.set(uid, seq);
+  }
+
   clear(): void {
     this.items.clear();
     this.byOrg.clear();
+    this.gone.clear();
   }
 
   private orgList(org: string | null): T[] {
@@ -70,8 +79,9 @@ export class Collection<T extends Doc> {
     return undefined;
   }
 
+  /** Creation position of a document, also of one removed since (for list cursors). */
   seqOf(uid: string): number | undefined {
-    return this.items.get(uid)?.seq;
+    return this.items.get(uid)?.seq ?? this.gone.get(uid);
   }
 
   /** Inserts or rewrites a document (write-through). Call after every mutation of a document. */
@@ -101,7 +111,8 @@ export class Collection<T extends Doc> {
     const list = this.orgList(existing.doc.org);
     const i = list.indexOf(existing.doc);
     if (i >= 0) list.splice(i, 1);
-    this.store.deleteDoc(this.kind, uid);
+    this.gone.set(uid, existing.seq);
+    this.store.deleteDoc(this.kind, uid, existing.seq);
   }
 
   /** Documents of org in creation order (`globalToo`: platform documents first-class, merged by creation order). */
@@ -140,13 +151,22 @@ export class Store {
   private seq = 0;
   private txDepth = 0;
   private readonly stmts: Record<string, StatementSync>;
+  private readonly secrets: SecretBox;
 
-  constructor(dataDir?: string) {
+  /**
+   * dataDir is created 0700, the database 0600 (SQLite gives its -wal and -shm files the
+   * database's mode). Secrets are encrypted with the key of `keyFile` (default
+   * dataDir/cws.key; see secrets.ts).
+   */
+  constructor(dataDir?: string, opts: { keyFile?: string } = {}) {
     let file = ":memory:";
     if (dataDir) {
-      mkdirSync(dataDir, { recursive: true });
+      if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
       file = join(dataDir, "cws.sqlite");
+      closeSync(openSync(file, "a", 0o600));
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
     }
+    this.secrets = SecretBox.open(opts.keyFile ?? (dataDir ? join(dataDir, "cws.key") : undefined));
     this.db = new DatabaseSync(file);
     this.db.exec(`
       PRAGMA journal_mode = WAL;
@@ -156,12 +176,14 @@ export class Store {
       CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, subject TEXT NOT NULL, data TEXT NOT NULL, meta TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS events_subject ON events (kind, subject, id);
       CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS gone (kind TEXT NOT NULL, uid TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (kind, uid));
     `);
     this.stmts = {
       upsert: this.db.prepare(
         "INSERT OR REPLACE INTO docs (kind, uid, org, seq, data) VALUES (?, ?, ?, ?, ?)",
       ),
       del: this.db.prepare("DELETE FROM docs WHERE kind = ? AND uid = ?"),
+      gone: this.db.prepare("INSERT OR REPLACE INTO gone (kind, uid, seq) VALUES (?, ?, ?)"),
       addEvent: this.db.prepare("INSERT INTO events (kind, subject, data, meta) VALUES (?, ?, ?, ?)"),
       events: this.db.prepare(
         "SELECT id, data, meta FROM events WHERE kind = ? AND subject = ? AND id > ? ORDER BY id LIMIT ?",
@@ -196,7 +218,12 @@ export class Store {
         seq: number;
         data: string;
       }[];
-      for (const row of rows) c.load(row.seq, JSON.parse(row.data) as Doc);
+      for (const row of rows) c.load(row.seq, this.secrets.parse<Doc>(row.data));
+      const gone = this.db.prepare("SELECT uid, seq FROM gone WHERE kind = ?").all(kind) as {
+        uid: string;
+        seq: number;
+      }[];
+      for (const row of gone) c.loadGone(row.uid, row.seq);
     }
     return c as unknown as Collection<T>;
   }
@@ -207,9 +234,25 @@ export class Store {
       seq: number;
       data: string;
     }[];
+    const plain: { kind: string; seq: number; doc: Doc }[] = [];
     for (const row of rows) {
       this.seq = Math.max(this.seq, row.seq);
-      this.collections.get(row.kind)?.load(row.seq, JSON.parse(row.data) as Doc);
+      const doc = this.secrets.parse<Doc>(row.data);
+      this.collections.get(row.kind)?.load(row.seq, doc);
+      if (SecretBox.hasPlainSecret(row.data)) plain.push({ kind: row.kind, seq: row.seq, doc });
+    }
+    // Secrets a server before encryption wrote in plain text are sealed now.
+    for (const p of plain) this.writeDoc(p.kind, p.doc.uid, p.doc.org, p.seq, p.doc);
+    const seed = this.stmts.kvGet!.get("seed") as { value: string } | undefined;
+    if (seed && SecretBox.hasPlainSecret(seed.value)) this.kvSet("seed", this.secrets.parse(seed.value));
+    const gone = this.db.prepare("SELECT kind, uid, seq FROM gone").all() as {
+      kind: string;
+      uid: string;
+      seq: number;
+    }[];
+    for (const row of gone) {
+      this.seq = Math.max(this.seq, row.seq);
+      this.collections.get(row.kind)?.loadGone(row.uid, row.seq);
     }
   }
 
@@ -219,12 +262,13 @@ export class Store {
 
   /** @internal */
   writeDoc(kind: string, uid: string, org: string | null, seq: number, doc: unknown): void {
-    this.stmts.upsert!.run(kind, uid, org, seq, JSON.stringify(doc));
+    this.stmts.upsert!.run(kind, uid, org, seq, this.secrets.stringify(doc));
   }
 
   /** @internal */
-  deleteDoc(kind: string, uid: string): void {
+  deleteDoc(kind: string, uid: string, seq: number): void {
     this.stmts.del!.run(kind, uid);
+    this.stmts.gone!.run(kind, uid, seq);
   }
 
   /** Runs fn in one SQL transaction (nested calls join the outer one). */
@@ -245,7 +289,7 @@ export class Store {
   }
 
   addEvent<T>(kind: string, subject: string, record: T, meta: Record<string, unknown> = {}): StoredEvent<T> {
-    const r = this.stmts.addEvent!.run(kind, subject, JSON.stringify(record), JSON.stringify(meta));
+    const r = this.stmts.addEvent!.run(kind, subject, this.secrets.stringify(record), JSON.stringify(meta));
     return { id: Number(r.lastInsertRowid), record, meta };
   }
 
@@ -257,7 +301,7 @@ export class Store {
     }[];
     return rows.map((r) => ({
       id: r.id,
-      record: JSON.parse(r.data) as T,
+      record: this.secrets.parse<T>(r.data),
       meta: JSON.parse(r.meta) as Record<string, unknown>,
     }));
   }
@@ -268,11 +312,11 @@ export class Store {
 
   kvGet<T>(key: string): T | undefined {
     const row = this.stmts.kvGet!.get(key) as { value: string } | undefined;
-    return row ? (JSON.parse(row.value) as T) : undefined;
+    return row ? this.secrets.parse<T>(row.value) : undefined;
   }
 
   kvSet(key: string, value: unknown): void {
-    this.stmts.kvSet!.run(key, JSON.stringify(value));
+    this.stmts.kvSet!.run(key, this.secrets.stringify(value));
   }
 
   kvDelete(key: string): void {
@@ -299,7 +343,9 @@ export class Store {
 
   /** Drops everything (documents, events, key-values). */
   wipe(): void {
-    this.transaction(() => this.db.exec("DELETE FROM docs; DELETE FROM events; DELETE FROM kv;"));
+    this.transaction(() =>
+      this.db.exec("DELETE FROM docs; DELETE FROM events; DELETE FROM kv; DELETE FROM gone;"),
+    );
     for (const c of this.collections.values()) c.clear();
     this.seq = 0;
     this.seedCache = undefined;

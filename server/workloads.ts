@@ -4,6 +4,7 @@ import {
   WorkloadPatch,
   nameViolation,
   portViolations,
+  redeploys,
   sandboxTimeoutViolation,
   validateWorkloadCreate,
   workloadRuleViolations,
@@ -11,7 +12,7 @@ import {
   type WorkloadType,
 } from "../api/index.ts";
 import { ApiError, violationError, zodError } from "./http/errors.ts";
-import { NO_REDEPLOY, type Lifecycle } from "./lifecycle.ts";
+import type { Lifecycle } from "./lifecycle.ts";
 import type { WorkloadRecord, WorkloadVolume } from "./records.ts";
 import { newRevision, newUid } from "./util.ts";
 
@@ -20,19 +21,6 @@ import { newRevision, newUid } from "./util.ts";
  * checks that need server data (inventory, images, regions, reservations, keys, volumes,
  * sandbox templates).
  */
-
-/** Fields whose change redeploys a deployed (non-sandbox) workload. name and project_id do not. */
-const DEPLOY_AFFECTING = [
-  "image",
-  "envs",
-  "ports",
-  "commands",
-  "args",
-  "registry_auth",
-  "ssh_keys",
-  "volumes",
-  "experiments",
-] as const;
 
 export function isLive(w: WorkloadRecord | undefined): w is WorkloadRecord {
   return w !== undefined && w.status !== "deleted";
@@ -327,7 +315,7 @@ export class Workloads {
     const merged = { ...this.asCreateBody(w) } as Record<string, unknown>;
     for (const [k, v] of Object.entries(patch)) {
       if (v === undefined) continue;
-      if (k === "project_id" && v === "") delete merged.project_id;
+      if ((k === "project_id" && v === "") || v === null) delete merged[k];
       else merged[k] = v;
     }
     const violations = workloadRuleViolations(merged as WorkloadCreate);
@@ -343,7 +331,8 @@ export class Workloads {
     if (patch.ports !== undefined) updates.ports = patch.ports;
     if (patch.commands !== undefined) updates.commands = patch.commands;
     if (patch.args !== undefined) updates.args = patch.args;
-    if (patch.registry_auth !== undefined) updates.registry_auth = { ...patch.registry_auth };
+    if (patch.registry_auth !== undefined)
+      updates.registry_auth = patch.registry_auth === null ? undefined : { ...patch.registry_auth };
     if (patch.ssh_keys !== undefined) updates.ssh_keys = patch.ssh_keys;
     if (patch.experiments !== undefined)
       updates.experiments = { ...patch.experiments } as Record<string, boolean>;
@@ -361,7 +350,7 @@ export class Workloads {
         JSON.stringify(w[k as keyof WorkloadRecord]) !== JSON.stringify(updates[k as keyof WorkloadRecord]),
     );
     if (changed.length === 0) return w;
-    const redeploy = DEPLOY_AFFECTING.some((f) => changed.includes(f)) && !NO_REDEPLOY.includes(w.status);
+    const redeploy = redeploys(w.type, w.status, changed);
     if (redeploy) this.lc.assertCanRedeploy(w);
 
     const oldVolumes = w.volumes;

@@ -74,21 +74,27 @@ export interface PageResult<T> {
 
 /**
  * One page of `all` (in creation order): items after the cursor that pass `filter`, at most
- * `limit`. The cursor must be the UID of an item of `all` (400 INVALID_QUERY otherwise).
+ * `limit`. The cursor is the UID of an item of `all`, or of one removed since when
+ * `positionOf` (creation position by UID, removed items included) is given: the page then
+ * starts after the place it had. Any other cursor is 400 INVALID_QUERY.
  */
 export function paginate<T extends { uid: string }>(
   all: readonly T[],
   q: { limit?: number; cursor?: string },
   filter: (t: T) => boolean = () => true,
   defaultLimit = 1000,
+  positionOf?: (uid: string) => number | undefined,
 ): PageResult<T> {
   const limit = q.limit ?? defaultLimit;
   let start = 0;
   if (q.cursor !== undefined) {
     const i = all.findIndex((t) => t.uid === q.cursor);
-    if (i < 0)
-      throw new ApiError("INVALID_QUERY", `cursor ${q.cursor} is not the UID of an item of this list`);
-    start = i + 1;
+    const gonePos = i < 0 ? positionOf?.(q.cursor) : undefined;
+    if (i >= 0) start = i + 1;
+    else if (gonePos !== undefined) {
+      const next = all.findIndex((t) => (positionOf!(t.uid) ?? 0) > gonePos);
+      start = next < 0 ? all.length : next;
+    } else throw new ApiError("INVALID_QUERY", `cursor ${q.cursor} is not the UID of an item of this list`);
   }
   const items: T[] = [];
   let more = false;

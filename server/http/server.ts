@@ -1,10 +1,13 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { ServerResponse, STATUS_CODES, type IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Fault } from "../../api/index.ts";
 import type { ServerContext, UpgradeHandler } from "../context.ts";
 import { ApiError } from "./errors.ts";
 import { readJsonBody } from "./io.ts";
+import { parseRequestTarget } from "./path.ts";
 import { NEXT, type Reply, type RequestContext, type Router, type RouteAuth } from "./router.ts";
 
 export const API_PREFIX = "/v3";
@@ -53,17 +56,20 @@ export function createRequestListener(ctx: ServerContext) {
     const method = (req.method ?? "GET").toUpperCase();
     let pathname = "/";
     let search = "";
+    let bad: ApiError | undefined;
     try {
-      const u = new URL(req.url ?? "/", "http://localhost");
-      pathname = u.pathname;
-      search = u.search;
-    } catch {
-      pathname = "/";
+      ({ pathname, search } = parseRequestTarget(req.url));
+    } catch (e) {
+      bad = e as ApiError;
+      pathname = (req.url ?? "/").split("?")[0]!.slice(0, 200);
     }
     res.on("close", () => {
       ctx.log(`${method} ${pathname} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
     });
-    dispatch(ctx, req, res, method, pathname, new URLSearchParams(search)).catch((e: unknown) => {
+    const run = bad
+      ? Promise.reject(bad)
+      : dispatch(ctx, req, res, method, pathname, new URLSearchParams(search));
+    run.catch((e: unknown) => {
       if (e instanceof ApiError) sendError(res, e);
       else {
         ctx.log(`internal error on ${method} ${pathname}: ${(e as Error)?.stack ?? String(e)}`);
@@ -105,24 +111,63 @@ async function dispatch(
     );
   }
 
+  let after: Fault | undefined;
   if (!isAdmin) {
     const fault = ctx.faults.take(method, path);
     if (fault) {
       if (fault.latency_ms) await sleep(fault.latency_ms);
-      if (fault.status) {
-        const headers: Record<string, string> = {};
-        if (fault.retry_after_sec !== undefined) headers["retry-after"] = String(fault.retry_after_sec);
+      if (fault.when === "after" && (fault.status || fault.drop)) after = fault;
+      else if (fault.drop) return cut(req, res);
+      else if (fault.status) {
         req.resume();
-        throw ApiError.custom(
-          fault.status,
-          fault.reason ?? (fault.status === 429 ? "RATE_LIMITED" : "INJECTED_FAULT"),
-          `injected fault ${fault.id}`,
-          headers,
-        );
+        throw faultError(fault);
       }
     }
   }
+  if (!after) {
+    const out = await route(ctx, req, res, router, method, pathname, path, query);
+    if (out) send(res, method, out);
+    return;
+  }
+  // Carry the request out, then lose its answer: an error in its place, or a cut connection.
+  try {
+    await route(ctx, req, res, router, method, pathname, path, query);
+  } catch {
+    // Refused or failed: the caller learns nothing of it either way.
+  }
+  if (after.drop || res.headersSent) return cut(req, res);
+  throw faultError(after);
+}
 
+/** The error an injected fault answers with. */
+function faultError(fault: Fault): ApiError {
+  const headers: Record<string, string> = {};
+  if (fault.retry_after_sec !== undefined) headers["retry-after"] = String(fault.retry_after_sec);
+  return ApiError.custom(
+    fault.status!,
+    fault.reason ?? (fault.status === 429 ? "RATE_LIMITED" : "INJECTED_FAULT"),
+    `injected fault ${fault.id}`,
+    headers,
+  );
+}
+
+/** Cuts the connection without an answer. */
+function cut(req: IncomingMessage, res: ServerResponse): void {
+  req.resume();
+  res.destroy();
+}
+
+/** Authenticates and runs the matching route; its reply, or undefined when it answered itself. */
+async function route(
+  ctx: ServerContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  router: Router,
+  method: string,
+  pathname: string,
+  path: string,
+  query: URLSearchParams,
+): Promise<Reply | undefined> {
   const dt = req.headers["x-deployment-type"];
   let deploymentType: "master" | "shadow" | undefined;
   if (dt !== undefined) {
@@ -165,16 +210,15 @@ async function dispatch(
     },
   };
   let authed: RouteAuth | undefined;
-  for (const { route, params } of match.routes) {
+  for (const { route: r, params } of match.routes) {
     rc.params = params;
-    if (authed !== route.auth) {
-      authenticate(ctx, rc, route.auth, params);
-      authed = route.auth;
+    if (authed !== r.auth) {
+      authenticate(ctx, rc, r.auth, params);
+      authed = r.auth;
     }
-    const out = await route.handler(rc);
+    const out = await r.handler(rc);
     if (out === NEXT) continue;
-    if (out !== undefined) send(res, method, out);
-    return;
+    return out;
   }
   throw new ApiError("ROUTE_NOT_FOUND", `no route ${method} ${pathname}`);
 }
@@ -214,22 +258,97 @@ function authenticate(
   }
 }
 
-/** The node:http 'upgrade' listener: offers /v3 upgrades to the registered handlers in turn. */
-export function createUpgradeListener(ctx: ServerContext, handlers: UpgradeHandler[]) {
-  return (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    const reject = (status: number, text: string) => {
-      socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    };
-    socket.on("error", () => socket.destroy());
-    let pathname: string;
-    try {
-      pathname = new URL(req.url ?? "/", "http://localhost").pathname;
-    } catch {
-      reject(400, "Bad Request");
+/** Writes an API error on a raw socket (an upgrade that is refused), then closes it. */
+export function writeSocketError(socket: Duplex, err: ApiError): void {
+  const body = JSON.stringify({ error: err.message, reason: err.reason });
+  if (socket.destroyed || !socket.writable) return;
+  const extra = Object.entries(err.headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("");
+  socket.end(
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? "Error"}\r\n` +
+      "Content-Type: application/json; charset=utf-8\r\n" +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      extra +
+      "Connection: close\r\n\r\n" +
+      body,
+  );
+}
+
+/**
+ * The checks RFC 6455 puts on a WebSocket handshake (GET, Upgrade: websocket, version 13,
+ * a 16-byte base64 key), as API errors: the WebSocket library would answer them in text.
+ */
+export function checkWebSocketHandshake(req: IncomingMessage): void {
+  if (req.method !== "GET")
+    throw ApiError.custom(400, "WEBSOCKET_HANDSHAKE_INVALID", "a WebSocket handshake must be a GET request");
+  const version = req.headers["sec-websocket-version"];
+  if (version !== "13")
+    throw ApiError.custom(
+      426,
+      "WEBSOCKET_HANDSHAKE_INVALID",
+      `Sec-WebSocket-Version must be 13 (got ${version === undefined ? "none" : `'${String(version).slice(0, 50)}'`})`,
+      { "sec-websocket-version": "13" },
+    );
+  const key = req.headers["sec-websocket-key"];
+  if (typeof key !== "string" || !/^[A-Za-z0-9+/]{22}==$/.test(key.trim()))
+    throw ApiError.custom(
+      400,
+      "WEBSOCKET_HANDSHAKE_INVALID",
+      "Sec-WebSocket-Key must be the base64 of 16 bytes",
+    );
+}
+
+/**
+ * The node:http 'upgrade' listener. WebSocket upgrades are offered to the registered
+ * handlers in turn; a request that none of them takes (another protocol such as h2c, or a
+ * WebSocket upgrade of a REST route) is answered as the plain HTTP/1.1 request it also is,
+ * by `plain` (the request listener): the Upgrade header is ignored, as HTTP allows.
+ */
+export function createUpgradeListener(
+  ctx: ServerContext,
+  handlers: UpgradeHandler[],
+  plain: (req: IncomingMessage, res: ServerResponse) => void,
+) {
+  const answerPlain = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const length = req.headers["content-length"];
+    if (
+      (length !== undefined && length !== "0") ||
+      req.headers["transfer-encoding"] !== undefined ||
+      head.length
+    ) {
+      // node:http hands over the socket of an upgrade unparsed: a body cannot be read here.
+      writeSocketError(
+        socket,
+        new ApiError(
+          "INVALID_BODY",
+          "a request with a body cannot ask for a protocol upgrade; drop the Upgrade header",
+        ),
+      );
       return;
     }
-    if (!pathname.startsWith(`${API_PREFIX}/`)) {
-      reject(404, "Not Found");
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.on("finish", () => {
+      res.detachSocket(socket as Socket);
+      socket.end();
+    });
+    req.push(null);
+    plain(req, res);
+  };
+  return (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on("error", () => socket.destroy());
+    const isWebSocket = String(req.headers.upgrade ?? "").toLowerCase() === "websocket";
+    let pathname: string;
+    try {
+      pathname = parseRequestTarget(req.url).pathname;
+    } catch (e) {
+      writeSocketError(socket, e as ApiError);
+      return;
+    }
+    if (!isWebSocket || !pathname.startsWith(`${API_PREFIX}/`)) {
+      answerPlain(req, socket, head);
       return;
     }
     const path = pathname.slice(API_PREFIX.length);
@@ -242,12 +361,38 @@ export function createUpgradeListener(ctx: ServerContext, handlers: UpgradeHandl
           }
         } catch (e) {
           ctx.log(`upgrade handler error on ${pathname}: ${(e as Error).message}`);
-          reject(500, "Internal Server Error");
+          writeSocketError(
+            socket,
+            e instanceof ApiError
+              ? e
+              : new ApiError("SERVICE_UNAVAILABLE", "the WebSocket could not be opened; try again"),
+          );
           return;
         }
       }
-      ctx.log(`UPGRADE ${pathname} 404`);
-      reject(404, "Not Found");
+      answerPlain(req, socket, head);
     })();
   };
+}
+
+/**
+ * The node:http 'clientError' listener: requests the HTTP parser refuses (bad request line
+ * or headers, headers too large) get the API's JSON error body too.
+ */
+export function onClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const e =
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? ApiError.custom(431, "HEADERS_TOO_LARGE", "request headers are too large")
+      : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? ApiError.custom(408, "REQUEST_TIMEOUT", "the request was not received in time")
+        : ApiError.custom(
+            400,
+            "MALFORMED_REQUEST",
+            `the HTTP request is malformed (${err.code ?? "parse error"})`,
+          );
+  writeSocketError(socket, e);
 }

@@ -3,6 +3,8 @@ import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RequestContext } from "../http/router.ts";
 import type { SandboxService } from "../sandbox-service.ts";
+import type { FileStream } from "../sandbox/runtime.ts";
+import { readFileUpload } from "./file-upload.ts";
 
 const FILES = "/orgs/:org/workloads/:uid/files";
 
@@ -34,45 +36,69 @@ function checkPath(p: unknown, field: string): string {
   return p;
 }
 
-/** Decodes strict base64 (length a multiple of 4, only the base64 alphabet, padding at the end). */
-function decodeBase64(s: string): Buffer | undefined {
-  if (s.length % 4 !== 0) return undefined;
-  const pad = s.endsWith("==") ? 2 : s.endsWith("=") ? 1 : 0;
-  const data = Buffer.from(s, "base64");
-  // Node skips characters outside the alphabet: a shorter result means the text was not base64.
-  if (data.length !== (s.length / 4) * 3 - pad) return undefined;
-  if (/[-_]/.test(s)) return undefined;
-  return data;
-}
-
 async function readFileBody(rc: RequestContext): Promise<{ path: string; data: Buffer }> {
   const declared = Number(rc.req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > FILE_BODY_LIMIT) throw tooLarge();
-  let raw: unknown;
-  try {
-    raw = await rc.json({ limitBytes: FILE_BODY_LIMIT });
-  } catch (e) {
-    if (e instanceof ApiError && e.reason === "BODY_TOO_LARGE") throw tooLarge();
-    throw e;
-  }
-  if (raw === undefined)
-    throw new ApiError("INVALID_BODY", "request body is required: { path, content_b64 }");
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
-    throw new ApiError("INVALID_BODY", "request body must be a JSON object: { path, content_b64 }");
-  const body = raw as Record<string, unknown>;
-  const unknown = Object.keys(body).filter((k) => k !== "path" && k !== "content_b64");
-  if (unknown.length)
-    throw new ApiError(
-      "INVALID_BODY",
-      `unknown field${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")} (expected path, content_b64)`,
-    );
+  const body = await readFileUpload(rc.req, {
+    maxBytes: LIMITS.fileMaxBytes,
+    maxBodyBytes: FILE_BODY_LIMIT,
+    tooLarge,
+  });
+  if (body.empty) throw new ApiError("INVALID_BODY", "request body is required: { path, content_b64 }");
   const path = checkPath(body.path, "path");
-  if (typeof body.content_b64 !== "string")
-    throw new ApiError("INVALID_BODY", "content_b64 is required (the file's content, base64)");
-  const data = decodeBase64(body.content_b64);
-  if (!data) throw new ApiError("INVALID_BODY", "content_b64 must be base64 (RFC 4648, with padding)");
-  if (data.length > LIMITS.fileMaxBytes) throw tooLarge();
-  return { path, data };
+  if (!body.data) throw new ApiError("INVALID_BODY", "content_b64 is required (the file's content, base64)");
+  return { path, data: body.data };
+}
+
+/**
+ * Writes { path, content_b64 } with the file's bytes base64-encoded as they come from the
+ * sandbox (Content-Length is known from the size): a few chunks in memory at a time. If
+ * the sandbox's stream breaks, the response is cut short (the client sees a short body).
+ */
+async function sendFile(rc: RequestContext, path: string, file: FileStream): Promise<void> {
+  const head = Buffer.from(`{"path":${JSON.stringify(path)},"content_b64":"`);
+  const tail = Buffer.from(`"}`);
+  rc.res.writeHead(200, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": head.length + 4 * Math.ceil(file.size / 3) + tail.length,
+  });
+  if (rc.method === "HEAD") {
+    file.stream.destroy();
+    rc.res.end();
+    return;
+  }
+  rc.res.write(head);
+  let carry = Buffer.alloc(0); // 0-2 bytes not yet encoded (base64 works in groups of 3)
+  try {
+    for await (const chunk of file.stream as AsyncIterable<Buffer>) {
+      const bytes = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+      const whole = bytes.length - (bytes.length % 3);
+      carry = Buffer.from(bytes.subarray(whole));
+      if (whole === 0) continue;
+      if (!rc.res.write(bytes.subarray(0, whole).toString("base64"))) {
+        await new Promise<void>((r) => {
+          const done = () => {
+            rc.res.off("drain", done);
+            rc.res.off("close", done);
+            r();
+          };
+          rc.res.on("drain", done);
+          rc.res.on("close", done);
+        });
+      }
+      if (rc.res.destroyed) {
+        file.stream.destroy();
+        return;
+      }
+    }
+    await file.done;
+  } catch {
+    // Headers are out: the only way to say it failed is to cut the body short.
+    rc.res.destroy();
+    return;
+  }
+  if (carry.length) rc.res.write(carry.toString("base64"));
+  rc.res.end(tail);
 }
 
 /** GET / PUT .../files: file contents as base64 JSON; the sandbox resolves paths in its own view. */
@@ -87,36 +113,14 @@ export function registerSandboxFileRoutes(ctx: ServerContext, svc: SandboxServic
         if (k !== "path")
           throw new ApiError("INVALID_QUERY", `unknown query parameter ${k} (files takes path)`);
       const path = checkPath(rc.query.get("path") ?? undefined, "path");
-      const data = await svc.busy(t, () => t.rt.readFile(t.live.id, path), "file");
-      // Written in pieces: a 256 MiB file is not turned into one JSON string.
-      const head = Buffer.from(`{"path":${JSON.stringify(path)},"content_b64":"`);
-      const tail = Buffer.from(`"}`);
-      const b64Length = 4 * Math.ceil(data.length / 3);
-      rc.res.writeHead(200, {
-        "content-type": "application/json; charset=utf-8",
-        "content-length": head.length + b64Length + tail.length,
-      });
-      if (rc.method === "HEAD") {
-        rc.res.end();
-        return undefined;
-      }
-      rc.res.write(head);
-      const CHUNK = 3 * 1024 * 1024;
-      for (let i = 0; i < data.length; i += CHUNK) {
-        const ok = rc.res.write(data.subarray(i, i + CHUNK).toString("base64"));
-        if (!ok)
-          await new Promise<void>((r) => {
-            const done = () => {
-              rc.res.off("drain", done);
-              rc.res.off("close", done);
-              r();
-            };
-            rc.res.on("drain", done);
-            rc.res.on("close", done);
-          });
-        if (rc.res.destroyed) return undefined;
-      }
-      rc.res.end(tail);
+      await svc.busy(
+        t,
+        async () => {
+          const file = await t.rt.openFile(t.live.id, path);
+          await sendFile(rc, path, file);
+        },
+        "file",
+      );
       return undefined;
     }),
   );

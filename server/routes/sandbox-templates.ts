@@ -30,6 +30,8 @@ export function registerSandboxTemplateRoutes(ctx: ServerContext): void {
       store.sandboxTemplates.list(rc.org, true),
       q,
       (t) => (!q.kind || t.kind === q.kind) && (!q.status || t.status === q.status),
+      undefined,
+      (uid) => store.sandboxTemplates.seqOf(uid),
     );
     return {
       status: 200,

@@ -1,11 +1,11 @@
-import { STATUS_CODES, type IncomingMessage } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type * as net from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { TERMINAL_ID } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
-import { bearer } from "../http/server.ts";
+import { bearer, checkWebSocketHandshake, writeSocketError } from "../http/server.ts";
 import type { LiveSandbox, Pool, SandboxService } from "../sandbox-service.ts";
 import type { TerminalSession } from "../sandbox/runtime.ts";
 
@@ -35,17 +35,11 @@ function toBuffer(data: RawData): Buffer {
 
 /** Answers a refused handshake with the API's error body. */
 function rejectUpgrade(socket: Duplex, e: unknown): number {
-  const err = e instanceof ApiError ? e : new ApiError("INTERNAL_ERROR", "internal server error");
-  const body = JSON.stringify({ error: err.message, reason: err.reason });
-  if (!socket.destroyed && socket.writable) {
-    socket.end(
-      `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? "Error"}\r\n` +
-        "Content-Type: application/json; charset=utf-8\r\n" +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        "Connection: close\r\n\r\n" +
-        body,
-    );
-  }
+  const err =
+    e instanceof ApiError
+      ? e
+      : new ApiError("SERVICE_UNAVAILABLE", "the WebSocket could not be opened; try again");
+  writeSocketError(socket, err);
   return err.status;
 }
 
@@ -92,6 +86,7 @@ export function registerSandboxWebSockets(ctx: ServerContext, svc: SandboxServic
   };
 
   const openTerminal = (req: IncomingMessage, socket: Duplex, head: Buffer, m: RegExpExecArray) => {
+    checkWebSocketHandshake(req);
     const [org, uid, termId] = [decode(m[1]!), decode(m[2]!), decode(m[3]!)];
     const pool = admit(req, org, uid);
     const t = svc.target(org, uid, pool, "connect to a terminal of", "running");
@@ -107,6 +102,7 @@ export function registerSandboxWebSockets(ctx: ServerContext, svc: SandboxServic
   };
 
   const openDesktop = async (req: IncomingMessage, socket: Duplex, head: Buffer, m: RegExpExecArray) => {
+    checkWebSocketHandshake(req);
     const [org, uid] = [decode(m[1]!), decode(m[2]!)];
     const pool = admit(req, org, uid);
     const t = svc.target(org, uid, pool, "connect to the desktop of", "running");

@@ -32,7 +32,13 @@ export function registerSshKeyRoutes(ctx: ServerContext): void {
   });
 
   router.get("/orgs/:org/ssh-keys", (rc) => {
-    const page = paginate(store.sshKeys.list(rc.org), parseQuery(rc, PageQuery));
+    const page = paginate(
+      store.sshKeys.list(rc.org),
+      parseQuery(rc, PageQuery),
+      undefined,
+      undefined,
+      (uid) => store.sshKeys.seqOf(uid),
+    );
     return { status: 200, body: { items: page.items.map(sshKeyView), next_cursor: page.next_cursor } };
   });
 

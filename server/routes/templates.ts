@@ -77,6 +77,8 @@ export function registerTemplateRoutes(ctx: ServerContext): void {
       visible(rc.org),
       q,
       (t) => (!q.type || t.type === q.type) && (!q.visibility || t.visibility === q.visibility),
+      undefined,
+      (uid) => store.templates.seqOf(uid),
     );
     return {
       status: 200,

@@ -68,6 +68,8 @@ export function registerVolumeRoutes(ctx: ServerContext): void {
       store.volumes.list(rc.org),
       q,
       (v) => q.workload_uid === undefined || v.workload_uid === q.workload_uid,
+      undefined,
+      (uid) => store.volumes.seqOf(uid),
     );
     return {
       status: 200,

@@ -5,6 +5,7 @@ import {
   PageQuery,
   VerifyBody,
   WorkloadListQuery,
+  redeploys,
   type WorkloadEvent,
 } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
@@ -195,7 +196,7 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
     const changed =
       !existing || existing.mount_path !== mount.mount_path || existing.read_only !== mount.read_only;
     if (changed) {
-      const redeploy = !["registered", "suspended"].includes(w.status);
+      const redeploy = redeploys(w.type, w.status, ["volumes"]);
       if (redeploy) lc.assertCanRedeploy(w);
       const old = w.volumes;
       w.volumes = existing ? w.volumes.map((m) => (m.uid === v.uid ? mount : m)) : [...w.volumes, mount];
@@ -230,7 +231,7 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
         "WORKLOAD_VOLUME_NOT_ATTACHED",
         `volume ${rc.params.volume} is not attached to workload ${w.uid}`,
       );
-    const redeploy = !["registered", "suspended"].includes(w.status);
+    const redeploy = redeploys(w.type, w.status, ["volumes"]);
     if (redeploy) lc.assertCanRedeploy(w);
     const old = w.volumes;
     w.volumes = w.volumes.filter((m) => m.uid !== mount.uid);
@@ -253,6 +254,8 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
     const key = store.sshKeys.getIn(rc.org, rc.params.key!);
     if (!key) throw new ApiError("SSH_KEY_NOT_FOUND", `SSH key ${rc.params.key} not found`);
     if (!w.ssh_keys.includes(key.uid)) {
+      const redeploy = redeploys(w.type, w.status, ["ssh_keys"]);
+      if (redeploy) lc.assertCanRedeploy(w);
       const before = structuredClone(w);
       w.ssh_keys = [...w.ssh_keys, key.uid];
       w.updated_at = lc.now();
@@ -263,6 +266,7 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
           reason: "SshKeyAttached",
           message: `SSH key ${key.uid} attached`,
         });
+        if (redeploy) lc.redeploy(w);
       });
       if (w.type === "SANDBOX") await lc.hooks.onUpdate?.(before, w);
     }
@@ -283,6 +287,8 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
         `ssh_keys must keep at least one SSH key for BM workloads; ${uid} is the last one`,
       );
     }
+    const redeploy = redeploys(w.type, w.status, ["ssh_keys"]);
+    if (redeploy) lc.assertCanRedeploy(w);
     const before = structuredClone(w);
     w.ssh_keys = w.ssh_keys.filter((k) => k !== uid);
     w.updated_at = lc.now();
@@ -293,6 +299,7 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
         reason: "SshKeyDetached",
         message: `SSH key ${uid} detached`,
       });
+      if (redeploy) lc.redeploy(w);
     });
     if (w.type === "SANDBOX") await lc.hooks.onUpdate?.(before, w);
     return { status: 204 };
@@ -345,6 +352,8 @@ function streamLogs(
     .flatMap((e) => logLines(w, e, q.type));
   if (q.tail !== undefined) lines = q.tail === 0 ? [] : lines.slice(-q.tail);
   res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" });
+  // A follower learns at once that the stream is open, even before the first line.
+  res.flushHeaders();
   for (const line of lines) res.write(`${line}\n`);
   if (q.follow !== "true" || q.previous === "true" || w.status === "deleted") {
     res.end();

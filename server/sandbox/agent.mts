@@ -34,6 +34,8 @@ interface AgentConfig {
   maxOutputBytes: number;
   terminalBackend: "auto" | "python" | "script";
   desktopGeometry: string;
+  /** Command (and options) that runs what exec and terminals start, e.g. prlimit setting limits. */
+  processPrefix?: string[];
 }
 
 const HOST_SOCKET = "/run/cws/s";
@@ -44,6 +46,12 @@ const RFB_TCP_PORT = 5900;
 
 const config = JSON.parse(process.env.CWS_AGENT_CONFIG ?? "{}") as AgentConfig;
 delete process.env.CWS_AGENT_CONFIG;
+
+/** [command, args] of a process started for a client, behind config.processPrefix. */
+function limited(cmd: string, args: string[]): [string, string[]] {
+  const p = config.processPrefix ?? [];
+  return p.length ? [p[0]!, [...p.slice(1), cmd, ...args]] : [cmd, args];
+}
 
 // ---------------------------------------------------------------------------------------
 // Hygiene: close file descriptors inherited from the host by accident (anything not
@@ -91,8 +99,10 @@ function mapFsError(err: unknown, p: string): AgentError {
   const e = err as NodeJS.ErrnoException;
   switch (e.code) {
     case "ENOENT":
-    case "ENOTDIR":
       return new AgentError("NOT_FOUND", `no such file: ${p}`);
+    case "ENOTDIR":
+    case "EEXIST":
+      return new AgentError("INVALID_PATH", `a parent of ${p} is not a directory`);
     case "EISDIR":
       return new AgentError("INVALID_PATH", `is a directory: ${p}`);
     case "EROFS":
@@ -106,6 +116,18 @@ function mapFsError(err: unknown, p: string): AgentError {
       return new AgentError("INVALID_PATH", `path too long: ${p}`);
     case "EFBIG":
       return new AgentError("TOO_LARGE", `file too large: ${p}`);
+    case "ENOSPC":
+    case "EDQUOT":
+      return new AgentError("TOO_LARGE", `no space left in the sandbox for ${p}`);
+    case "ENXIO":
+    case "ENODEV":
+    case "ETXTBSY":
+      return new AgentError("INVALID_PATH", `not a regular file: ${p}`);
+    case "EIO":
+    case "EINVAL":
+    case "EOPNOTSUPP":
+    case "EBUSY":
+      return new AgentError("INVALID_PATH", `cannot use ${p} as a file (${e.code})`);
     default:
       return new AgentError("UNAVAILABLE", `${e.code ?? "error"}: ${e.message ?? String(err)}`);
   }
@@ -193,7 +215,7 @@ function runExec(cmd: string, timeoutMs: number): Promise<Msg> {
     // detached: the command gets its own session and process group, so a timeout can
     // kill the whole group, and background jobs it leaves behind keep running after
     // the shell exits (we stop waiting for the pipes shortly after the shell exits).
-    const child = spawn("/bin/sh", ["-c", cmd], {
+    const child = spawn(...limited("/bin/sh", ["-c", cmd]), {
       cwd: "/workspace",
       env: baseEnv,
       detached: true,
@@ -259,28 +281,35 @@ const O_READ = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_
 const O_WRITE =
   fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY;
 
+/** Kernel pseudo-filesystems: no file there is data a client can read or write. */
+function isSpecialPlace(p: string): boolean {
+  return ["/proc", "/sys", "/dev"].some((d) => p === d || p.startsWith(d + "/"));
+}
+
 async function readFileOp(p: string, token: string): Promise<Msg> {
   let fh: fsp.FileHandle | undefined;
   let sock: net.Socket | undefined;
   try {
-    fh = await fsp.open(p, O_READ);
+    const real = await fsp.realpath(p);
+    if (isSpecialPlace(real))
+      throw new AgentError("INVALID_PATH", `not a regular file: ${p} (in ${real.split("/")[1]})`);
+    fh = await fsp.open(real, O_READ);
     const st = await fh.stat();
     if (st.isDirectory()) throw new AgentError("INVALID_PATH", `is a directory: ${p}`);
     if (!st.isFile()) throw new AgentError("INVALID_PATH", `not a regular file: ${p}`);
     if (st.size > config.maxFileBytes) {
       throw new AgentError("TOO_LARGE", `file is ${st.size} bytes; the limit is ${config.maxFileBytes}`);
     }
+    // The size goes first, then exactly that many bytes (a file that shrinks meanwhile
+    // breaks the stream; one that grows is cut at the size it had).
     sock = await connectHost(token);
+    sock.write(`${st.size}\n`);
     const buf = Buffer.allocUnsafe(1 << 20);
     let total = 0;
-    for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
-      if (bytesRead === 0) break;
+    while (total < st.size) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, st.size - total), null);
+      if (bytesRead === 0) throw new AgentError("UNAVAILABLE", `file shrank while read: ${p}`);
       total += bytesRead;
-      // Files whose size is not known in advance (/proc, growing files) are capped too.
-      if (total > config.maxFileBytes) {
-        throw new AgentError("TOO_LARGE", `file is larger than the limit of ${config.maxFileBytes} bytes`);
-      }
       const chunk = Buffer.from(buf.subarray(0, bytesRead));
       if (!sock.write(chunk)) await new Promise((r) => sock!.once("drain", r));
       if (sock.destroyed) throw new AgentError("UNAVAILABLE", "stream closed by the host");
@@ -295,14 +324,15 @@ async function readFileOp(p: string, token: string): Promise<Msg> {
   }
 }
 
-function refuseSpecial(p: string): void {
-  if (p === "/proc" || p.startsWith("/proc/") || p === "/dev" || p.startsWith("/dev/") || p === "/") {
-    throw new AgentError("INVALID_PATH", `writing to ${p} is not allowed`);
-  }
+async function refuseSpecial(p: string): Promise<void> {
+  if (p === "/" || isSpecialPlace(p)) throw new AgentError("INVALID_PATH", `writing to ${p} is not allowed`);
+  // The same through a symlink (to the file or to a parent directory).
+  const real = await fsp.realpath(p).catch(() => fsp.realpath(path.posix.dirname(p)).catch(() => ""));
+  if (real && isSpecialPlace(real)) throw new AgentError("INVALID_PATH", `writing to ${p} is not allowed`);
 }
 
 async function writeFileOp(p: string, token: string, size: number): Promise<Msg> {
-  refuseSpecial(p);
+  await refuseSpecial(p);
   if (size > config.maxFileBytes) throw new AgentError("TOO_LARGE", `limit is ${config.maxFileBytes} bytes`);
   let fh: fsp.FileHandle | undefined;
   let sock: net.Socket | undefined;
@@ -418,7 +448,7 @@ async function termOpen(term: string, token: string, colsIn: number, rowsIn: num
   let hup: () => void;
 
   if (python) {
-    child = spawn(python, [PTY_HELPER, String(cols), String(rows), SHELL, "-l"], {
+    child = spawn(...limited(python, [PTY_HELPER, String(cols), String(rows), SHELL, "-l"]), {
       cwd: "/workspace",
       env,
       stdio: ["pipe", "pipe", "inherit", "pipe"],
@@ -443,7 +473,7 @@ async function termOpen(term: string, token: string, colsIn: number, rowsIn: num
     // `script` gives the shell a PTY; the initial size is set with stty before the
     // shell starts. -e: exit with the shell's status.
     const inner = `stty cols ${cols} rows ${rows} 2>/dev/null; exec ${SHELL} -l`;
-    child = spawn("script", ["-qfec", inner, "/dev/null"], {
+    child = spawn(...limited("script", ["-qfec", inner, "/dev/null"]), {
       cwd: "/workspace",
       env,
       stdio: ["pipe", "pipe", "inherit"],

@@ -32,3 +32,24 @@ export async function copyTree(src: string, dst: string): Promise<void> {
     );
   });
 }
+
+/**
+ * Gives a tree (copied for a new sandbox) to the sandbox's host user: `chown -R -h`
+ * changes symlinks themselves and never follows one.
+ */
+export async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const p = spawn("chown", ["-R", "-h", `${uid}:${gid}`, "--", dir], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let err = "";
+    p.stderr.on("data", (b: Buffer) => {
+      err = (err + b.toString()).slice(-2000);
+    });
+    p.on("error", reject);
+    p.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`chown failed (${code}): ${err.trim()}`)),
+    );
+  });
+}

@@ -4,8 +4,10 @@
 // - One long-lived `bwrap` per sandbox, with its own PID, network (loopback only), IPC,
 //   UTS (hostname) and mount namespaces. Host system dirs (/usr, /bin, /lib*, /etc, ...)
 //   are bind-mounted read-only; the writable dirs (/root, /home, /tmp, /workspace,
-//   /var/tmp) are bind-mounted from rootDir/<id>/fs/. Processes keep uid 0 but no
-//   capability; bwrap --die-with-parent ties the sandbox to the server process.
+//   /var/tmp) are bind-mounted from rootDir/<id>/fs/. Processes are uid 0 of a user
+//   namespace (an unprivileged uid on the host), without capabilities or nested user
+//   namespaces, under process, memory and disk limits (limits.ts); bwrap
+//   --die-with-parent ties the sandbox to the server process.
 // - Inside runs a small agent (agent.mts, the host's Node binary bind-mounted read-only)
 //   as PID 2 (bwrap's init, PID 1, reaps orphans). Control messages are newline-delimited
 //   JSON over bwrap's stdin/stdout; bulk byte streams (files, terminals, RFB) use a unix
@@ -32,11 +34,32 @@ import * as nodeModule from "node:module";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 
-import { bubblewrapStatus, bwrapPath, sandboxArgs, visibleInSandboxes, WRITABLE_DIRS } from "./bwrap.ts";
+import {
+  bubblewrapStatus,
+  LAUNCH_ENV,
+  launchCommand,
+  sandboxArgs,
+  sandboxOwner,
+  visibleInSandboxes,
+  WRITABLE_DIRS,
+} from "./bwrap.ts";
 import { SandboxError } from "./errors.ts";
-import { copyTree } from "./fscopy.ts";
+import { chownTree, copyTree } from "./fscopy.ts";
+import {
+  cgroupName,
+  createCgroup,
+  removeLeftoverCgroup,
+  diskImagesUsable,
+  mountDiskImage,
+  removeCgroup,
+  resolveLimits,
+  unmountDiskImage,
+  type SandboxCgroup,
+  type SandboxLimits,
+} from "./limits.ts";
 import {
   childrenOf,
   continueNamespace,
@@ -50,6 +73,7 @@ import { Terminal, type TerminalInfo, type TerminalSession } from "./terminal.ts
 export { bubblewrapStatus } from "./bwrap.ts";
 export { SandboxError, type SandboxErrorCode } from "./errors.ts";
 export type { TerminalInfo, TerminalSession } from "./terminal.ts";
+export { DEFAULT_LIMITS, type SandboxLimits } from "./limits.ts";
 
 /** Largest file readFile/writeFile accept (TOO_LARGE beyond). */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -80,6 +104,8 @@ export interface SandboxRuntimeOptions {
   desktopGeometry?: string;
   /** How long start() waits for the sandbox to come up (default 30 s). */
   startTimeoutMs?: number;
+  /** Processes, memory and disk per sandbox (default DEFAULT_LIMITS). */
+  limits?: Partial<SandboxLimits>;
 }
 
 export interface ExecResult {
@@ -141,6 +167,8 @@ function agentJavaScript(): string | null {
   return agentJs;
 }
 const SOCKET_PATH_MAX = 100;
+/** util-linux prlimit, run inside the sandbox to set its per-process limits. */
+const PRLIMIT = ["/usr/bin/prlimit", "/bin/prlimit"].find((p) => fs.existsSync(p)) ?? "prlimit";
 const TOKEN_BYTES = 16; // 32 hex digits + "\n" on the wire
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const HOSTNAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -183,6 +211,9 @@ class Sandbox {
   exited: Promise<void>;
   markExited!: () => void;
   starting: Promise<void> | undefined;
+  cgroup: SandboxCgroup | undefined;
+  /** Whether fsDir is the mount point of the sandbox's own disk image. */
+  disk = false;
 
   constructor(id: string, spec: SandboxSpec, dir: string, ctlDir: string, ctlIsTemp: boolean) {
     this.id = id;
@@ -232,6 +263,7 @@ export class SandboxRuntime {
   private terminalBackend: "auto" | "python" | "script";
   private desktopGeometry: string;
   private startTimeoutMs: number;
+  readonly limits: SandboxLimits;
   private boxes = new Map<string, Sandbox>();
   private closed = false;
 
@@ -245,6 +277,7 @@ export class SandboxRuntime {
     this.terminalBackend = opts.terminalBackend ?? "auto";
     this.desktopGeometry = opts.desktopGeometry ?? "1280x800";
     this.startTimeoutMs = opts.startTimeoutMs ?? 30_000;
+    this.limits = resolveLimits(opts.limits);
   }
 
   // ---------------------------------------------------------------------------------
@@ -320,6 +353,8 @@ export class SandboxRuntime {
     if (!sb) {
       const dir = path.join(this.rootDir, id);
       if (ID_RE.test(id) && fs.existsSync(dir)) {
+        unmountDiskImage(path.join(dir, "fs"));
+        await removeLeftoverCgroup(cgroupName(this.rootDir, id));
         await fsp.rm(dir, { recursive: true, force: true });
         return;
       }
@@ -366,39 +401,55 @@ export class SandboxRuntime {
     };
   }
 
-  async readFile(id: string, guestPath: string): Promise<Buffer> {
+  /**
+   * Opens a file of the sandbox for reading: its size, and a stream of exactly that many
+   * bytes (it errors if the sandbox sends fewer; extra bytes are dropped). `done` settles
+   * when the sandbox has confirmed the read. Memory stays at a few chunks however large
+   * the file is (the stream is paused while its reader is).
+   */
+  async openFile(id: string, guestPath: string): Promise<FileStream> {
     const sb = this.get(id);
     const p = checkGuestPath(guestPath);
     this.checkRunning(sb);
     sb.touch();
     const s = this.expectStream(sb);
-    const body = s.stream.then(
-      (sock) =>
-        new Promise<Buffer>((resolve, reject) => {
-          const chunks: Buffer[] = [];
-          let n = 0;
-          sock.on("data", (b: Buffer) => {
-            n += b.length;
-            if (n > MAX_FILE_BYTES) {
-              sock.destroy();
-              reject(new SandboxError("TOO_LARGE", `file is larger than ${MAX_FILE_BYTES} bytes`));
-            } else chunks.push(b);
-          });
-          sock.on("end", () => resolve(Buffer.concat(chunks)));
-          sock.on("close", () => reject(new SandboxError("UNAVAILABLE", "file stream interrupted")));
-        }),
-    );
-    body.catch(() => {});
+    const reply = this.request(sb, { op: "readFile", path: p, token: s.token });
+    reply.catch(() => {});
+    const header = s.stream.then((sock) => readSizeLine(sock));
+    header.catch(() => {});
     try {
-      const reply = await this.request(sb, { op: "readFile", path: p, token: s.token });
-      // The agent replies after it has sent the whole file; the stream is due now.
-      const data = await this.deadline(sb, body, 30_000, "file stream");
-      if (data.length !== Number(reply.size)) throw new SandboxError("UNAVAILABLE", "file stream truncated");
-      return data;
-    } finally {
+      // The agent answers an error before sending anything; a file comes with its size first.
+      const first = await Promise.race([header, reply.then(() => header)]);
+      const { size, sock } = await this.deadline(sb, Promise.resolve(first), 30_000, "file stream");
+      if (!(Number.isSafeInteger(size) && size >= 0 && size <= MAX_FILE_BYTES)) {
+        sock.destroy();
+        throw new SandboxError("UNAVAILABLE", "the sandbox announced an invalid file size");
+      }
+      const stream = new BoundedStream(sock, size);
+      const done = reply.then((r) => {
+        if (Number(r.size) !== size) throw new SandboxError("UNAVAILABLE", "file stream truncated");
+      });
+      done.catch(() => {});
+      return { size, stream, done };
+    } catch (err) {
       s.cancel();
+      throw err;
+    } finally {
       sb.touch();
     }
+  }
+
+  async readFile(id: string, guestPath: string): Promise<Buffer> {
+    const f = await this.openFile(id, guestPath);
+    const out = Buffer.allocUnsafe(f.size);
+    let n = 0;
+    for await (const chunk of f.stream as AsyncIterable<Buffer>) {
+      chunk.copy(out, n);
+      n += chunk.length;
+    }
+    await f.done;
+    if (n !== f.size) throw new SandboxError("UNAVAILABLE", "file stream truncated");
+    return out;
   }
 
   async writeFile(id: string, guestPath: string, data: Buffer): Promise<void> {
@@ -627,9 +678,22 @@ export class SandboxRuntime {
     this.boxes.set(id, sb);
     sb.starting = (async () => {
       try {
-        await fsp.mkdir(this.rootDir, { recursive: true });
-        await fsp.mkdir(dir, { mode: 0o700 });
-        await fsp.mkdir(sb.ctlDir, { recursive: true, mode: 0o700 });
+        const owner = sandboxOwner();
+        await fsp.mkdir(this.rootDir, { recursive: true, mode: 0o700 });
+        // rootDir/<id> and its fs/ and ctl/ are root's; the sandbox's host user may only
+        // pass through them (group), and owns the writable dirs.
+        await fsp.mkdir(dir, { mode: 0o710 });
+        await fsp.mkdir(sb.ctlDir, { recursive: true, mode: 0o750 });
+        if (diskImagesUsable()) {
+          await mountDiskImage(path.join(dir, "disk.img"), sb.fsDir, this.limits.diskBytes);
+          sb.disk = true;
+        } else {
+          await fsp.mkdir(sb.fsDir);
+        }
+        for (const p of [dir, sb.ctlDir, sb.fsDir]) await fsp.chown(p, 0, owner.gid).catch(() => {});
+        await fsp.chmod(dir, 0o710);
+        await fsp.chmod(sb.ctlDir, 0o750);
+        await fsp.chmod(sb.fsDir, 0o710);
         for (const d of WRITABLE_DIRS) {
           const mode = d === "tmp" || d === "var/tmp" ? 0o1777 : d === "root" ? 0o700 : 0o755;
           const p = path.join(sb.fsDir, d);
@@ -637,6 +701,7 @@ export class SandboxRuntime {
           await fsp.chmod(p, mode);
         }
         if (populate) await populate(sb.fsDir);
+        for (const d of WRITABLE_DIRS) await chownTree(path.join(sb.fsDir, d), owner.uid, owner.gid);
         await this.launch(sb);
         sb.state = "running";
         sb.touch();
@@ -670,7 +735,11 @@ export class SandboxRuntime {
         resolve();
       });
     });
+    const owner = sandboxOwner();
+    await fsp.chown(sb.sockPath, owner.uid, owner.gid).catch(() => {});
+    await fsp.chmod(sb.sockPath, 0o600);
 
+    sb.cgroup = createCgroup(cgroupName(this.rootDir, sb.id), this.limits);
     const agentConfig = {
       hostname,
       desktop: Boolean(sb.spec.desktop),
@@ -678,14 +747,28 @@ export class SandboxRuntime {
       maxOutputBytes: MAX_EXEC_OUTPUT_BYTES,
       terminalBackend: this.terminalBackend,
       desktopGeometry: this.desktopGeometry,
+      // Without a memory cgroup: RLIMIT_DATA on what exec and terminals start (the agent's
+      // own Node needs more address space than a small limit allows).
+      processPrefix: sb.cgroup
+        ? undefined
+        : [PRLIMIT, `--data=${this.limits.memoryBytes}:${this.limits.memoryBytes}`, "--"],
+    };
+    const lim = this.limits;
+    const prefix = [PRLIMIT, `--nproc=${lim.processes}:${lim.processes}`, "--core=0"];
+
+    if (!sb.disk) prefix.push(`--fsize=${lim.diskBytes}:${lim.diskBytes}`);
+    prefix.push("--");
+    const sources = {
+      sandboxDir: sb.dir,
+      ctlDir: sb.ctlDir,
+      nodeBinary: fs.realpathSync(process.execPath),
+      ptyHelperFile: PTY_HELPER_FILE,
+      agentFile: js === null ? AGENT_FILE : undefined,
     };
     const args = sandboxArgs({
       hostname,
-      fsDir: sb.fsDir,
-      ctlDir: sb.ctlDir,
-      nodeBinary: fs.realpathSync(process.execPath),
-      agentFile: js === null ? AGENT_FILE : undefined,
-      ptyHelperFile: PTY_HELPER_FILE,
+      sources,
+      prefix,
       env: {
         PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         HOME: "/root",
@@ -696,7 +779,8 @@ export class SandboxRuntime {
         CWS_AGENT_CONFIG: JSON.stringify(agentConfig),
       },
     });
-    const proc = spawn(bwrapPath(), args, { stdio: ["pipe", "pipe", "pipe"] });
+    const launch = launchCommand(args, sources, sb.cgroup?.dirs);
+    const proc = spawn(launch.cmd, launch.args, { stdio: ["pipe", "pipe", "pipe"], env: LAUNCH_ENV });
     sb.proc = proc;
     proc.stdin!.on("error", () => {});
     proc.stderr!.on("data", (b: Buffer) => {
@@ -935,8 +1019,91 @@ export class SandboxRuntime {
     for (const t of [...sb.terminals.values(), ...sb.closing.values()]) t.sandboxGone(137);
     for (const token of [...sb.streams.keys()]) sb.streams.delete(token);
     sb.server?.close(); // stops listening; streams still open end with the sandbox's processes
+    await removeCgroup(sb.cgroup);
+    if (sb.disk || fs.existsSync(sb.fsDir)) unmountDiskImage(sb.fsDir);
     await fsp.rm(sb.dir, { recursive: true, force: true });
     if (sb.ctlIsTemp) await fsp.rm(sb.ctlDir, { recursive: true, force: true });
+  }
+}
+
+export interface FileStream {
+  size: number;
+  stream: Readable;
+  done: Promise<void>;
+}
+
+/** Reads the "<size>\n" a file stream starts with; the rest stays in the socket. */
+function readSizeLine(sock: net.Socket): Promise<{ size: number; sock: net.Socket }> {
+  return new Promise((resolve, reject) => {
+    let head = Buffer.alloc(0);
+    const fail = () => {
+      cleanup();
+      sock.destroy();
+      reject(new SandboxError("UNAVAILABLE", "file stream interrupted"));
+    };
+    const onReadable = () => {
+      for (let b = sock.read() as Buffer | null; b !== null; b = sock.read() as Buffer | null) {
+        head = Buffer.concat([head, b]);
+        const nl = head.indexOf(10);
+        if (nl === -1 && head.length > 24) return fail();
+        if (nl === -1) continue;
+        cleanup();
+        const rest = head.subarray(nl + 1);
+        if (rest.length) sock.unshift(rest);
+        const text = head.toString("latin1", 0, nl);
+        resolve({ size: /^\d{1,15}$/.test(text) ? Number(text) : -1, sock });
+        return;
+      }
+    };
+    const cleanup = () => {
+      sock.off("readable", onReadable);
+      sock.off("end", fail);
+      sock.off("close", fail);
+    };
+    sock.on("readable", onReadable);
+    sock.once("end", fail);
+    sock.once("close", fail);
+  });
+}
+
+/** Passes on exactly `size` bytes of a socket; errors if it ends early. */
+class BoundedStream extends Readable {
+  private left: number;
+  private readonly sock: net.Socket;
+
+  constructor(sock: net.Socket, size: number) {
+    super();
+    this.sock = sock;
+    this.left = size;
+    if (size === 0) {
+      this.push(null);
+      sock.destroy();
+      return;
+    }
+    sock.on("data", (b: Buffer) => {
+      if (this.left <= 0) return;
+      const part = b.length > this.left ? b.subarray(0, this.left) : b;
+      this.left -= part.length;
+      if (!this.push(part)) sock.pause();
+      if (this.left === 0) {
+        this.push(null);
+        sock.destroy();
+      }
+    });
+    const early = () => {
+      if (this.left > 0) this.destroy(new SandboxError("UNAVAILABLE", "file stream interrupted"));
+    };
+    sock.on("end", early);
+    sock.on("close", early);
+  }
+
+  override _read(): void {
+    this.sock.resume();
+  }
+
+  override _destroy(err: Error | null, cb: (e: Error | null) => void): void {
+    this.sock.destroy();
+    cb(err);
   }
 }
 

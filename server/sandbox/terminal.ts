@@ -2,6 +2,8 @@
 
 import type * as net from "node:net";
 
+import { SandboxError } from "./errors.ts";
+
 export interface TerminalInfo {
   id: string;
   pid: number;
@@ -120,7 +122,7 @@ export class Terminal implements TerminalSession {
 
   /** The sandbox went away (destroyed or crashed). */
   sandboxGone(code: number): void {
-    this.rejectReady(new Error("sandbox stopped"));
+    this.rejectReady(new SandboxError("INVALID_STATE", "the sandbox stopped before the terminal started"));
     this.finish(this.reportedCode ?? code);
   }
 

@@ -10,6 +10,7 @@ import {
   CwsTimeoutError,
   CwsValidationError,
   isAmbiguous,
+  withRetryBudget,
   type RetryInfo,
 } from "../../client/index.ts";
 import {
@@ -48,6 +49,64 @@ function recording(opts: Parameters<typeof testClient>[1] = {}) {
 async function keyCount(client: CwsClient, name: string): Promise<number> {
   return (await collect(client.sshKeys.iterate({}))).filter((k) => k.name === name).length;
 }
+
+describe("retry budget", () => {
+  it("waits out a 429 burst longer than maxRetries when a deadline gives the budget", async () => {
+    const { client, retries } = recording({ maxRetries: 1, retry: { baseDelayMs: 20, maxDelayMs: 50 } });
+    await fault({ method: "GET", path: "^/orgs/demo/ssh-keys$", count: 6, status: 429 });
+    await expect(client.sshKeys.list()).rejects.toBeInstanceOf(CwsRateLimitError);
+    expect(retries).toHaveLength(1);
+    const page = await withRetryBudget({ deadline: Date.now() + 10_000 }, () => client.sshKeys.list());
+    expect(page.items).toEqual(expect.any(Array));
+    // The 4 faults left are retried through, beyond maxRetries.
+    expect(retries).toHaveLength(1 + 4);
+    await client.close();
+  });
+
+  it("stops at the deadline with the last failure, and at once when its signal aborts", async () => {
+    const { client } = recording({ retry: { baseDelayMs: 50, maxDelayMs: 100 } });
+    await fault({ method: "GET", path: "^/orgs/demo/volumes$", count: 1000, status: 503 });
+    const t0 = Date.now();
+    await rejection(
+      withRetryBudget({ deadline: Date.now() + 800 }, () => client.volumes.list()),
+      CwsServerError,
+    );
+    expect(Date.now() - t0).toBeLessThan(3_000);
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(new Error("cancelled")), 200);
+    const t1 = Date.now();
+    const cancelled = await rejection(
+      withRetryBudget({ deadline: Date.now() + 60_000, signal: abort.signal }, () => client.volumes.list()),
+      Error,
+    );
+    expect(cancelled.message).toBe("cancelled");
+    expect(Date.now() - t1).toBeLessThan(2_000);
+    await client.close();
+  });
+
+  it("does not retry a create whose answer was lost after the service acted: the caller sees it as ambiguous", async () => {
+    const { client, retries } = recording();
+    const name = uniq("after");
+    await fault({ method: "POST", path: "^/orgs/demo/ssh-keys$", count: 1, status: 502, when: "after" });
+    const e = await rejection(
+      withRetryBudget({ deadline: Date.now() + 10_000 }, () =>
+        client.sshKeys.create({ name, ssh_key: sshKey(9001) }),
+      ),
+      CwsServerError,
+    );
+    expect(isAmbiguous(e)).toBe(true);
+    expect(retries).toEqual([]);
+    expect(await keyCount(client, name)).toBe(1);
+    await fault({ method: "POST", path: "^/orgs/demo/ssh-keys$", count: 1, drop: true, when: "after" });
+    const cut = await rejection(
+      client.sshKeys.create({ name: `${name}-cut`, ssh_key: sshKey(9002) }),
+      CwsConnectionError,
+    );
+    expect(isAmbiguous(cut)).toBe(true);
+    expect(await keyCount(client, `${name}-cut`)).toBe(1);
+    await client.close();
+  });
+});
 
 describe("retries", () => {
   it("429 with Retry-After: waits the given time, then succeeds", async () => {

@@ -42,8 +42,9 @@ export async function cwsStack(
   projectName: string,
   program: PulumiFn,
   config: ConfigMap = {},
+  env?: Record<string, string>,
 ): Promise<OfflineStack> {
-  return offlineStack({ projectName, program, config: { ...stackConfig(server), ...config } });
+  return offlineStack({ projectName, program, config: { ...stackConfig(server), ...config }, env });
 }
 
 export interface LiveResources {

@@ -124,8 +124,8 @@ describe("Sandbox", () => {
       replaces: [],
     });
     expect(Sandbox!.diff("s", sb, { ...sb, frozen: true }).detail).toEqual({ frozen: "update" });
-    // Paused by its idle timeout (seen at refresh): not undone unless the program says frozen: false.
-    expect(Sandbox!.diff("s", { ...sb, frozen: true }, sb).changes).toBe(false);
+    // frozen: true removed from the program: thawed (its empty value), then left to the service.
+    expect(Sandbox!.diff("s", { ...sb, frozen: true }, sb).detail).toEqual({ frozen: "update" });
     expect(Sandbox!.diff("s", { ...sb, frozen: true }, { ...sb, frozen: false }).detail).toEqual({
       frozen: "update",
     });
@@ -147,16 +147,18 @@ describe("Sandbox", () => {
       },
     ).failures;
     expect(properties(bad)).toEqual(
-      expect.arrayContaining([
-        "name",
-        "template",
-        "ports[0]",
-        "ports[0].port",
-        "ports[1].routing",
-        "sandboxConfig.idleTimeoutSec",
-      ]),
+      expect.arrayContaining(["name", "template", "ports[0]", "ports[1].routing", "idleTimeoutSec"]),
+    );
+    // One failure per mistake: port 22 is reserved (not also out of range).
+    expect(properties(bad)).toHaveLength(5);
+    expect(bad.find((f) => f.property === "idleTimeoutSec")!.reason).toBe(
+      "idleTimeoutSec must be smaller than ttlSec when both are enabled",
     );
     expect(properties(Sandbox!.check({}, { ...sb, forkFrom: "p" }).failures)).toEqual(["forkFrom"]);
+    // One mistake, one failure: an SCTP port on a sandbox.
+    expect(Sandbox!.check({}, { ...sb, ports: [{ port: 8000, protocol: "SCTP" }] }).failures).toEqual([
+      { property: "ports[0].protocol", reason: "ports[0].protocol must be TCP or UDP for SANDBOX workloads" },
+    ]);
   });
 });
 
@@ -208,16 +210,24 @@ describe("refresh shapes what it reads like the program", () => {
       args: { kind: "redeploy" as const },
       deploy: { kind: "update" as const, default: true },
     };
-    const olds = { image: "nginx:1.27", ports: [{ port: 8080 }] };
+    const olds = { name: "web", image: "nginx:1.27", ports: [{ port: 8080 }] };
     const fresh = {
+      name: "web",
       image: "nginx:1.27",
       ports: [{ port: 8080, protocol: "TCP", routing: "PROXIED" }],
       args: [],
       deploy: true,
     };
-    expect(keepProgramShape(rules, olds, fresh)).toEqual({ image: "nginx:1.27", ports: [{ port: 8080 }] });
+    expect(keepProgramShape(rules, olds, fresh)).toEqual({
+      name: "web",
+      image: "nginx:1.27",
+      ports: [{ port: 8080 }],
+    });
+    // args was never set: not managed, so a value set on the service is not reported as drift.
     const drifted = keepProgramShape(rules, olds, { ...fresh, image: "httpd", args: ["-x"] });
-    expect(drifted).toEqual({ image: "httpd", ports: [{ port: 8080 }], args: ["-x"] });
+    expect(drifted).toEqual({ name: "web", image: "httpd", ports: [{ port: 8080 }] });
+    // A lookup (no previous inputs) reports every value that is not empty.
+    expect(keepProgramShape(rules, {}, { ...fresh, args: ["-x"] })).toMatchObject({ args: ["-x"] });
   });
 });
 

@@ -5,6 +5,7 @@ import {
   call,
   create,
   expectError,
+  PUBLIC_KEY,
   rental,
   sshKey,
   start,
@@ -24,6 +25,7 @@ beforeEach(async () => {
   await adminCall(s, "DELETE", "/faults", undefined, "adm");
 });
 const A = (m: string, p: string, b?: unknown) => adminCall(s, m, p, b, "adm");
+const keyBody = (name: string) => ({ name, ssh_key: PUBLIC_KEY });
 
 describe("admin API", () => {
   it("requires the admin token", async () => {
@@ -127,6 +129,94 @@ describe("admin API", () => {
     expect((await A("POST", "/faults", { path: "(", count: 1, status: 500 })).status).toBe(400);
     expect((await A("POST", "/faults", { path: "x", count: 0, status: 500 })).status).toBe(400);
     expect((await A("POST", "/faults", { path: "x", count: 1 })).status).toBe(400);
+  });
+
+  it("fails after acting: the create is carried out, then its answer is replaced or the connection cut", async () => {
+    await A("POST", "/faults", {
+      method: "POST",
+      path: "^/orgs/demo/workloads$",
+      count: 1,
+      status: 502,
+      when: "after",
+    });
+    expectError(
+      await call(s, "POST", "/orgs/demo/workloads", rental({ name: "lost" })),
+      502,
+      "INJECTED_FAULT",
+    );
+    const listed = (await call(s, "GET", "/orgs/demo/workloads?name=lost")).body.items;
+    expect(listed).toHaveLength(1);
+
+    await A("POST", "/faults", {
+      method: "POST",
+      path: "^/orgs/demo/ssh-keys$",
+      count: 1,
+      drop: true,
+      when: "after",
+    });
+    await expect(call(s, "POST", "/orgs/demo/ssh-keys", keyBody("cut-after"))).rejects.toThrow();
+    const keys = (await call(s, "GET", "/orgs/demo/ssh-keys")).body.items as { name: string }[];
+    expect(keys.filter((k) => k.name === "cut-after")).toHaveLength(1);
+
+    // Before acting (the default): nothing is made, for an error and for a cut connection alike.
+    await A("POST", "/faults", { method: "POST", path: "^/orgs/demo/ssh-keys$", count: 1, drop: true });
+    await expect(call(s, "POST", "/orgs/demo/ssh-keys", keyBody("cut-before"))).rejects.toThrow();
+    await A("POST", "/faults", { method: "POST", path: "^/orgs/demo/ssh-keys$", count: 1, status: 502 });
+    expectError(await call(s, "POST", "/orgs/demo/ssh-keys", keyBody("cut-before")), 502, "INJECTED_FAULT");
+    const after = (await call(s, "GET", "/orgs/demo/ssh-keys")).body.items as { name: string }[];
+    expect(after.filter((k) => k.name === "cut-before")).toHaveLength(0);
+    // A refused request keeps the injected answer too.
+    await A("POST", "/faults", {
+      method: "POST",
+      path: "^/orgs/demo/ssh-keys$",
+      count: 1,
+      status: 504,
+      when: "after",
+    });
+    expectError(await call(s, "POST", "/orgs/demo/ssh-keys", { name: "" }), 504, "INJECTED_FAULT");
+  });
+
+  it("fails a share of matching requests at random until cleared", async () => {
+    const f = await A("POST", "/faults", {
+      method: "GET",
+      path: "^/orgs/demo/volumes$",
+      rate: 0.5,
+      status: 503,
+    });
+    expect(f.status).toBe(201);
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) statuses.push((await call(s, "GET", "/orgs/demo/volumes")).status);
+    const failed = statuses.filter((x) => x === 503).length;
+    expect(failed).toBeGreaterThan(10);
+    expect(failed).toBeLessThan(50);
+    expect(statuses.every((x) => x === 200 || x === 503)).toBe(true);
+    const [listed] = (await A("GET", "/faults")).body.items;
+    expect(listed).toMatchObject({ id: f.body.id, rate: 0.5, when: "before", taken: failed });
+    expect(listed).not.toHaveProperty("remaining");
+    expect((await A("DELETE", "/faults")).status).toBe(204);
+    expect((await call(s, "GET", "/orgs/demo/volumes")).status).toBe(200);
+  });
+
+  it("compiles fault regexes at creation: an invalid or oversized one is 400, matching never fails a request", async () => {
+    const bad = await A("POST", "/faults", { path: "(", count: 1, status: 500 });
+    expectError(bad, 400, "ADMIN_INVALID");
+    expect(bad.body.error).toMatch(/valid regular expression/);
+    const long = await A("POST", "/faults", { path: "a".repeat(257), count: 1, status: 500 });
+    expectError(long, 400, "ADMIN_INVALID");
+    expect(long.body.error).toMatch(/at most 256 characters/);
+    expectError(await A("POST", "/faults", { path: "x", rate: 1.5, status: 500 }), 400, "ADMIN_INVALID");
+    expectError(await A("POST", "/faults", { path: "x", status: 500 }), 400, "ADMIN_INVALID");
+    expectError(
+      await A("POST", "/faults", { path: "x", count: 1, status: 502, drop: true }),
+      400,
+      "ADMIN_INVALID",
+    );
+    expect((await A("GET", "/faults")).body.items).toEqual([]);
+    // A fault takes exactly its count of matching requests.
+    await A("POST", "/faults", { method: "GET", path: "(?=^/orgs/demo/ssh-keys$)", count: 3, status: 503 });
+    for (let i = 0; i < 3; i++)
+      expectError(await call(s, "GET", "/orgs/demo/ssh-keys"), 503, "INJECTED_FAULT");
+    expect((await call(s, "GET", "/orgs/demo/ssh-keys")).status).toBe(200);
   });
 
   it("steers provisioning outcomes by workload uid or name, with delay, until cleared", async () => {

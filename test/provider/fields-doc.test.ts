@@ -1,0 +1,77 @@
+/** docs/resources.md states the rules of the one table of workload fields (api/workload-fields.ts). */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import {
+  WORKLOAD_FIELD_NAMES,
+  changeOf,
+  createAccepts,
+  patchAccepts,
+  type FieldChange,
+  type WorkloadFieldName,
+} from "../../api/index.ts";
+import { snakeToCamel } from "../../provider/wire.ts";
+
+const DOC = readFileSync(new URL("../../docs/resources.md", import.meta.url), "utf8");
+
+/** The rows of the first table after `heading`, keyed by their first cell. */
+function table(heading: string): Map<string, Record<string, string>> {
+  const section = DOC.slice(DOC.indexOf(heading));
+  const lines = section.split("\n");
+  const start = lines.findIndex((l) => l.startsWith("|"));
+  const rows: string[][] = [];
+  for (const l of lines.slice(start)) {
+    if (!l.startsWith("|")) break;
+    rows.push(
+      l
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim()),
+    );
+  }
+  const [head, , ...body] = rows;
+  return new Map(body.map((r) => [r[0]!, Object.fromEntries(head!.map((h, i) => [h, r[i]!]))]));
+}
+
+const LABEL: Record<FieldChange, string> = {
+  update: "update",
+  redeploy: "update, redeploys",
+  replace: "replace",
+};
+
+const WORKLOAD_TYPES = ["RENTAL", "VM", "BM"] as const;
+
+describe("docs/resources.md agrees with WORKLOAD_FIELDS", () => {
+  it("Workload: every service field with its types and how a change is applied", () => {
+    const rows = table("## Workload (RENTAL, VM, BM)");
+    const fields = WORKLOAD_FIELD_NAMES.filter((f) => f !== "sandbox_config");
+    for (const f of fields) {
+      const row = rows.get(snakeToCamel(f));
+      expect(row, `docs row for ${f}`).toBeDefined();
+      const types = WORKLOAD_TYPES.filter((t) => createAccepts(t, f));
+      expect(row!.Types, `types of ${f}`).toBe(types.length === 3 ? "all" : types.join(", "));
+      const kinds = new Set(types.map((t) => changeOf(t, f)));
+      expect(kinds.size, `one change kind for ${f}`).toBe(1);
+      expect(row!["Applied by"], `change of ${f}`).toBe(LABEL[[...kinds][0]!]);
+      // A field is either fixed at creation or accepted by PATCH for every type that creates it.
+      const patched = types.filter((t) => patchAccepts(t, f));
+      expect(patched.length === 0 || patched.length === types.length, `PATCH of ${f}`).toBe(true);
+    }
+  });
+
+  it("Sandbox: every input that stands for a service field", () => {
+    const rows = table("## Sandbox");
+    const inputs: Record<string, WorkloadFieldName> = {
+      name: "name",
+      template: "image",
+      resourceName: "resource_name",
+      projectId: "project_id",
+      sshKeys: "ssh_keys",
+      ports: "ports",
+      ttlSec: "sandbox_config",
+      idleTimeoutSec: "sandbox_config",
+    };
+    for (const [input, f] of Object.entries(inputs)) {
+      expect(rows.get(input)?.["Applied by"], `change of ${input}`).toBe(LABEL[changeOf("SANDBOX", f)]);
+    }
+  });
+});
