@@ -219,6 +219,36 @@ describe("the packed package, installed into an empty project", () => {
     }
   });
 
+  it(`a sandbox on the installed server (Node ${LOWEST_NODE}) runs a command: its agent ships with the package`, async () => {
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${server.origin}/v3/orgs/demo${path}`, {
+        method,
+        headers: { authorization: `Bearer ${DEMO_TOKEN}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      expect(res.ok, `${method} ${path}: ${res.status} ${text}`).toBe(true);
+      return text ? JSON.parse(text) : undefined;
+    };
+    const { uid } = await call("POST", "/workloads", {
+      type: "SANDBOX",
+      name: "pkg-box",
+      image: "tpl-ubuntu-headless",
+    });
+    await call("POST", `/workloads/${uid}/deploy`);
+    const deadline = Date.now() + 60_000;
+    while ((await call("GET", `/workloads/${uid}/state`)).status !== "running") {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const r = await call("POST", `/workloads/${uid}/exec`, {
+      cmd: "echo $((6 * 7))",
+      timeout_sec: 30,
+    });
+    expect(r).toMatchObject({ code: 0, stdout: "42\n" });
+    await call("DELETE", `/workloads/${uid}`);
+  }, 120_000);
+
   /** Each way a user runs examples/rental-service: front end, Node, program file in the project. */
   const DEPLOYS = [
     { frontEnd: "dynamic", node: "lowest", program: "rental-service/index.ts" },
