@@ -4,6 +4,7 @@ import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RequestContext } from "../http/router.ts";
 import { bearer } from "../http/server.ts";
+import { streamLogs } from "../routes/workloads.ts";
 import { orgOverview, workloadEvents } from "./data.ts";
 
 const PUBLIC = new URL("./public/", import.meta.url);
@@ -87,24 +88,10 @@ export function registerDashboard(ctx: ServerContext): void {
   );
   site.get(
     "/dashboard/api/orgs/:org/workloads/:uid/logs",
-    async (rc) => {
-      const org = orgFor(ctx, rc);
-      if (!ctx.store.workloads.getIn(org, rc.params.uid!))
-        throw new ApiError("WORKLOAD_NOT_FOUND", `workload ${rc.params.uid} not found`);
-      // The API's own log route renders the text; asked over loopback with the org's token.
-      const token = ctx.store.seed.orgs.find((o) => o.slug === org)!.tokens[0]!;
-      const { localAddress, localPort } = rc.req.socket;
-      const wildcard = ctx.options.host === "0.0.0.0" || ctx.options.host === "::";
-      const address = wildcard ? "127.0.0.1" : (localAddress ?? "127.0.0.1");
-      const host = address.includes(":") ? `[${address}]` : address;
-      const path = `/v3/orgs/${encodeURIComponent(org)}/workloads/${encodeURIComponent(rc.params.uid!)}/logs?tail=200`;
-      const r = await fetch(`http://${host}:${localPort}${path}`, {
-        headers: { authorization: `Bearer ${token}` },
-        signal: AbortSignal.timeout(10_000),
-      });
-      const text = await r.text();
-      rc.res.writeHead(r.status, { "content-type": r.headers.get("content-type") ?? "text/plain" });
-      rc.res.end(text);
+    (rc) => {
+      const w = ctx.store.workloads.getIn(orgFor(ctx, rc), rc.params.uid!);
+      if (!w) throw new ApiError("WORKLOAD_NOT_FOUND", `workload ${rc.params.uid} not found`);
+      streamLogs(ctx, rc.res, rc.req, w, { tail: 200 });
       return undefined;
     },
     open,

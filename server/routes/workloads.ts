@@ -325,7 +325,8 @@ function logLines(w: WorkloadRecord, e: StoredEvent<WorkloadEvent>, vmType: stri
   return out;
 }
 
-function streamLogs(
+/** Writes a workload's log text (and, with follow, keeps streaming); the API route and the dashboard use it. */
+export function streamLogs(
   ctx: ServerContext,
   res: ServerResponse,
   req: { on(ev: "close", fn: () => void): unknown },
