@@ -14,6 +14,20 @@ export interface FieldRule {
   normalise?: Normaliser;
   /** Compare even when the new input is unset (lifecycle switches with a default). */
   default?: unknown;
+  /**
+   * Sub-fields the service never returns (passwords). When the old value lacks one (the object
+   * was imported), the program's value is taken as the service's: it is not compared.
+   */
+  writeOnly?: string[];
+}
+
+/** `next` without the write-only sub-fields that `prev` does not know. */
+function withoutUnseen(fields: string[], prev: unknown, next: unknown): unknown {
+  if (!next || typeof next !== "object" || Array.isArray(next)) return next;
+  const old = prev && typeof prev === "object" ? (prev as Props) : {};
+  const out = { ...(next as Props) };
+  for (const f of fields) if (old[f] === undefined) delete out[f];
+  return out;
 }
 
 /** Stable JSON for deep comparison (object keys sorted). */
@@ -52,6 +66,7 @@ export function diffFields(rules: Record<string, FieldRule>, olds: Props, news: 
     }
     next ??= rule.default;
     const prev = olds[key] ?? rule.default;
+    if (rule.writeOnly) next = withoutUnseen(rule.writeOnly, prev, next);
     if (!sameValue(rule, prev, next)) detail[key] = rule.kind;
   }
   const replaces = Object.keys(detail).filter((k) => detail[k] === "replace");

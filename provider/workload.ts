@@ -66,12 +66,18 @@ const NORMALISE: Record<string, FieldRule["normalise"]> = {
   volumes: volumesNormaliser,
 };
 
+/** Passwords the service never returns: after an import the program's are not compared. */
+const WRITE_ONLY: Record<string, string[]> = { registryAuth: ["password"], vmConfig: ["password"] };
+
 /** Diff rules: one per service field (kind from the api table), then the lifecycle switches. */
 const RULES: Record<string, FieldRule> = {
   ...Object.fromEntries(
     SERVICE_FIELDS.map((f) => {
       const input = snakeToCamel(f);
-      return [input, { kind: WORKLOAD_FIELDS[f].change, normalise: NORMALISE[input] }];
+      return [
+        input,
+        { kind: WORKLOAD_FIELDS[f].change, normalise: NORMALISE[input], writeOnly: WRITE_ONLY[input] },
+      ];
     }),
   ),
   deploy: { kind: "update", default: true },
@@ -223,6 +229,7 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
     status = "provisioning";
   }
   if (status !== "running") {
+    ctx.log(`waiting for workload ${uid} to be running`);
     status = (await workloads.waitForStatus(uid, "running", waitOptions(ctx, inputs))).status;
   }
   if (wantSuspended) {

@@ -6,13 +6,23 @@
  * so a later clone on the same machine reuses it.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import {
+  copyFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const WRAPPER_DIR = join(REPO_ROOT, "tools", "pulumi-cli");
+const YAML_WRAPPER_DIR = join(REPO_ROOT, "tools", "pulumi-yaml");
+const YAML_PACKAGE = "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml";
 const CLI_PACKAGE = "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi";
 const VERSION_VAR = "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version";
 
@@ -95,6 +105,47 @@ function run(
   });
 }
 
+/** `go build` of `pkg` in a wrapper module into `out`, counting compiled packages as progress. */
+async function goBuild(
+  what: string,
+  pkg: string,
+  wrapperDir: string,
+  ldflags: string,
+  out: string,
+  log: (s: string) => void,
+): Promise<void> {
+  const go = onPath("go");
+  if (!go)
+    throw new Error(
+      `Go is not installed (no \`go\` on PATH): it is needed once to build ${what} from the Go module proxy`,
+    );
+  mkdirSync(dirname(out), { recursive: true });
+  const env: NodeJS.ProcessEnv = { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=mod" };
+  log(`downloading modules and compiling ${what} (CGO_ENABLED=0, tags osusergo,grpcnotrace)...`);
+  const tmp = `${out}.tmp-${process.pid}`;
+  const started = Date.now();
+  const seconds = () => Math.round((Date.now() - started) / 1000);
+  let compiled = 0;
+  // Progress every 250 packages, and every 30 s while the linker or a large package runs.
+  const ticker = setInterval(() => log(`still building (${compiled} packages, ${seconds()}s)`), 30_000);
+  try {
+    await runBuild(
+      go,
+      ["build", "-v", "-tags", "osusergo,grpcnotrace", "-ldflags", ldflags, "-o", tmp, pkg],
+      wrapperDir,
+      env,
+      (n) => {
+        compiled = n;
+        if (n % 250 === 0) log(`compiled ${n} packages (${seconds()}s)`);
+      },
+    );
+  } finally {
+    clearInterval(ticker);
+  }
+  renameSync(tmp, out);
+  log(`built ${what} in ${Math.round((Date.now() - started) / 1000)}s`);
+}
+
 /** Builds the CLI from the Go module proxy into `<root>/bin`. */
 async function build(version: string, root: string, log: (s: string) => void): Promise<void> {
   if (wrapperVersion() !== version) {
@@ -103,41 +154,46 @@ async function build(version: string, root: string, log: (s: string) => void): P
         `update the wrapper module (see tools/pulumi-cli/README.md)`,
     );
   }
-  const go = onPath("go");
-  if (!go)
-    throw new Error(
-      "Go is not installed (no `go` on PATH): it is needed once to build the Pulumi CLI from the Go module proxy",
-    );
-  const binDir = join(root, "bin");
-  mkdirSync(binDir, { recursive: true });
-  const env: NodeJS.ProcessEnv = { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=mod" };
   log(
-    `building the Pulumi CLI v${version} from the Go module proxy (${env.GOPROXY ?? "default proxy"}); the first build takes several minutes`,
+    `building the Pulumi CLI v${version} from the Go module proxy (${process.env.GOPROXY ?? "default proxy"}); the first build takes several minutes`,
   );
-  log("downloading modules and compiling pulumi (CGO_ENABLED=0, tags osusergo,grpcnotrace)...");
-  const tmp = join(binDir, `pulumi.tmp-${process.pid}`);
-  const started = Date.now();
-  await runBuild(
-    go,
-    [
-      "build",
-      "-v",
-      "-tags",
-      "osusergo,grpcnotrace",
-      "-ldflags",
-      `-s -w -X ${VERSION_VAR}=v${version}`,
-      "-o",
-      tmp,
-      CLI_PACKAGE,
-    ],
+  await goBuild(
+    `pulumi v${version}`,
+    CLI_PACKAGE,
     WRAPPER_DIR,
-    env,
-    (n) => {
-      if (n % 250 === 0) log(`compiled ${n} packages (${Math.round((Date.now() - started) / 1000)}s)`);
-    },
+    `-s -w -X ${VERSION_VAR}=v${version}`,
+    join(root, "bin", "pulumi"),
+    log,
   );
-  renameSync(tmp, join(binDir, "pulumi"));
-  log(`built pulumi v${version} in ${Math.round((Date.now() - started) / 1000)}s`);
+}
+
+/** The pulumi-yaml release tools/pulumi-yaml/go.mod pins. */
+export function yamlHostVersion(): string {
+  const gomod = readFileSync(join(YAML_WRAPPER_DIR, "go.mod"), "utf8");
+  const m = gomod.match(/github\.com\/pulumi\/pulumi-yaml v(\S+)/);
+  if (!m) throw new Error(`${YAML_WRAPPER_DIR}/go.mod does not require github.com/pulumi/pulumi-yaml`);
+  return m[1]!;
+}
+
+/**
+ * The YAML language host beside the CLI (`<root>/bin/pulumi-language-yaml`), built from the Go
+ * module proxy through tools/pulumi-yaml when missing or of another release. `pulumi import` and
+ * `pulumi up` of YAML projects need it.
+ */
+export async function ensureYamlHost(root: string, log: (s: string) => void): Promise<string> {
+  const version = yamlHostVersion();
+  const binary = join(root, "bin", "pulumi-language-yaml");
+  const marker = `${binary}.version`;
+  if (existsSync(binary) && existsSync(marker) && readFileSync(marker, "utf8").trim() === version) {
+    log(`using cached pulumi-language-yaml v${version} at ${binary}`);
+    return binary;
+  }
+  log(
+    `building pulumi-language-yaml v${version} from the Go module proxy; the first build takes a few minutes`,
+  );
+  await goBuild(`pulumi-language-yaml v${version}`, YAML_PACKAGE, YAML_WRAPPER_DIR, "-s -w", binary, log);
+  writeFileSync(marker, `${version}\n`);
+  return binary;
 }
 
 async function runBuild(...args: Parameters<typeof run>): Promise<void> {
@@ -152,7 +208,7 @@ async function runBuild(...args: Parameters<typeof run>): Promise<void> {
 
 /**
  * Makes sure a Pulumi CLI of the right version is available and returns its root
- * (`<root>/bin/pulumi`, with the dynamic-provider launcher beside it).
+ * (`<root>/bin/pulumi`, with the dynamic-provider launcher and the YAML language host beside it).
  * Order: the cache; a `pulumi` on PATH of the right version (linked into the cache); a build.
  */
 export async function ensurePulumi(
@@ -180,5 +236,6 @@ export async function ensurePulumi(
   installLauncher(binDir);
   const got = versionOf(cached);
   if (got !== version) throw new Error(`${cached} reports version '${got ?? ""}', expected ${version}`);
+  await ensureYamlHost(root, log);
   return root;
 }

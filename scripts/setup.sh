@@ -3,7 +3,7 @@
 #   Debian packages for real sandboxes (bubblewrap, and what server/sandbox/DEBIAN_PACKAGES lists),
 #   Chromium for the dashboard's browser test (test/e2e/dashboard.test.ts drives /usr/bin/chromium),
 #   npm packages (including Node 24 from the npm registry), and the build (dist/),
-#   the Pulumi CLI built from the Go module proxy (cached in ~/.cache/pulumi-cws).
+#   the Pulumi CLI and the YAML language host built from the Go module proxy (cached in ~/.cache/pulumi-cws).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -59,5 +59,5 @@ describe("the Pulumi engine, offline", () => {
     expect(destroy.summary.resourceChanges?.delete).toBe(2);
     const exported = await s.stack.exportStack();
     expect(exported.deployment.resources ?? []).toHaveLength(0);
-  });
+  }, 300_000);
 });

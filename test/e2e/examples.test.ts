@@ -21,27 +21,31 @@ describe("examples deploy and destroy cleanly", () => {
   afterAll(async () => server?.stop());
 
   for (const [name, program, resources] of EXAMPLES) {
-    it(name, async () => {
-      const s = await cwsStack(server, `example-${name}`, program);
-      try {
-        const up = await s.stack.up();
-        expect(up.summary.result).toBe("succeeded");
-        expect(up.summary.resourceChanges?.create).toBe(resources + 1);
-        expect((await s.stack.preview()).changeSummary).toEqual({ same: resources + 1 });
-        const refresh = await s.stack.refresh();
-        expect(refresh.summary.resourceChanges).toEqual({ same: resources + 1 });
-        await s.stack.destroy();
-        const live = await liveResources(server);
-        expect(live).toEqual({
-          workloads: [],
-          volumes: [],
-          ssh_keys: [],
-          templates: [],
-          sandbox_templates: [],
-        });
-      } finally {
-        await s.cleanup();
-      }
-    });
+    it(
+      name,
+      async () => {
+        const s = await cwsStack(server, `example-${name}`, program);
+        try {
+          const up = await s.stack.up();
+          expect(up.summary.result).toBe("succeeded");
+          expect(up.summary.resourceChanges?.create).toBe(resources + 1);
+          expect((await s.stack.preview()).changeSummary).toEqual({ same: resources + 1 });
+          const refresh = await s.stack.refresh();
+          expect(refresh.summary.resourceChanges).toEqual({ same: resources + 1 });
+          await s.stack.destroy();
+          const live = await liveResources(server);
+          expect(live).toEqual({
+            workloads: [],
+            volumes: [],
+            ssh_keys: [],
+            templates: [],
+            sandbox_templates: [],
+          });
+        } finally {
+          await s.cleanup();
+        }
+      },
+      300_000,
+    );
   }
 });

@@ -3,6 +3,8 @@
  * `fe.sdk` classes and pass `fe.env` to the stack, so the same scenario drives each front end.
  */
 import * as dynamicSdk from "../../sdk/index.ts";
+import * as nativeSdk from "../../sdk/native/index.ts";
+import { NATIVE_ENV } from "../helpers/native.ts";
 
 export interface FrontEnd {
   name: "dynamic" | "native";
@@ -10,4 +12,8 @@ export interface FrontEnd {
   env?: Record<string, string>;
 }
 
-export const FRONT_ENDS: FrontEnd[] = [{ name: "dynamic", sdk: dynamicSdk }];
+export const FRONT_ENDS: FrontEnd[] = [
+  { name: "dynamic", sdk: dynamicSdk },
+  // The native plugin: the engine finds pulumi-resource-cws on PATH.
+  { name: "native", sdk: nativeSdk, env: NATIVE_ENV },
+];

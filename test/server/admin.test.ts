@@ -227,9 +227,10 @@ describe("admin API", () => {
       outcome: "error",
       message: "no GPU left",
     });
-    await A("POST", "/orgs/demo/provisioning", { name: "b", outcome: "running", delay_ms: 200 });
+    await A("POST", "/orgs/demo/provisioning", { name: "b", outcome: "running", delay_ms: 1500 });
     await call(s, "POST", `/orgs/demo/workloads/${a.uid}/deploy`);
     await call(s, "POST", `/orgs/demo/workloads/${b.uid}/deploy`);
+    expect((await call(s, "GET", `/orgs/demo/workloads/${b.uid}/state`)).body.status).toBe("provisioning");
     const st = await waitForStatus(s, a.uid, "error");
     expect(st.message).toBe("no GPU left");
     const events = (await call(s, "GET", `/orgs/demo/workloads/${a.uid}/events`)).body.items;
@@ -238,7 +239,6 @@ describe("admin API", () => {
       reason: "ProvisioningFailed",
       message: "no GPU left",
     });
-    expect((await call(s, "GET", `/orgs/demo/workloads/${b.uid}/state`)).body.status).toBe("provisioning");
     await waitForStatus(s, b.uid, "running");
     expect((await A("DELETE", "/orgs/demo/provisioning")).status).toBe(204);
     await call(s, "POST", `/orgs/demo/workloads/${a.uid}/deploy`);

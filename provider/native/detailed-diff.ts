@@ -1,0 +1,54 @@
+/**
+ * A module's diff as the engine's DiffResponse: a PropertyDiff per changed property (update,
+ * update that redeploys, replace), and the words said on the resource's own line at preview.
+ */
+import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
+import type { DiffResult, Props } from "../resource.ts";
+
+const Kind = providerPb.PropertyDiff.Kind;
+
+function kindOf(replace: boolean, before: unknown, after: unknown) {
+  if (before === undefined) return replace ? Kind.ADD_REPLACE : Kind.ADD;
+  if (after === undefined) return replace ? Kind.DELETE_REPLACE : Kind.DELETE;
+  return replace ? Kind.UPDATE_REPLACE : Kind.UPDATE;
+}
+
+export function diffResponse(d: DiffResult, olds: Props, news: Props) {
+  const res = new providerPb.DiffResponse();
+  const keys = Object.keys(d.detail);
+  res.setChanges(
+    keys.length || d.changes
+      ? providerPb.DiffResponse.DiffChanges.DIFF_SOME
+      : providerPb.DiffResponse.DiffChanges.DIFF_NONE,
+  );
+  res.setDiffsList(keys);
+  res.setReplacesList(d.replaces);
+  res.setDeletebeforereplace(d.deleteBeforeReplace);
+  res.setHasdetaileddiff(true);
+  const map = res.getDetaileddiffMap();
+  for (const k of keys) {
+    const pd = new providerPb.PropertyDiff();
+    pd.setKind(kindOf(d.detail[k] === "replace", olds[k], news[k]));
+    pd.setInputdiff(true);
+    map.set(k, pd);
+  }
+  return res;
+}
+
+const changes = (keys: string[]) => `${keys.join(", ")} change${keys.length === 1 ? "s" : ""}`;
+
+/**
+ * What the change does, in words, for the resource's line: which changes make the service
+ * redeploy (restart) it, and which are applied in place without one. Nothing when it is replaced.
+ */
+export function diffWords(type: string, d: DiffResult, name: unknown): string[] {
+  const keys = Object.keys(d.detail);
+  if (!keys.length || d.replaces.length) return [];
+  const what = `${type.toLowerCase()}${typeof name === "string" ? ` ${name}` : ""}`;
+  const redeploys = keys.filter((k) => d.detail[k] === "redeploy");
+  const inPlace = keys.filter((k) => d.detail[k] === "update");
+  const words: string[] = [];
+  if (redeploys.length) words.push(`${changes(redeploys)}: the service redeploys ${what} (restart)`);
+  if (inPlace.length) words.push(`${changes(inPlace)}: updated in place, no redeploy`);
+  return words;
+}

@@ -1,0 +1,27 @@
+/**
+ * Entry point of the `pulumi-resource-cws` plugin. The engine starts it with its own address as
+ * the argument and reads the port of the plugin's gRPC server from the first line of stdout.
+ */
+import { readFileSync } from "node:fs";
+import { engineLog } from "./engine-log.ts";
+import { servedSchema } from "./schema.ts";
+import { CwsPlugin, serve } from "./server.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+
+const version = (JSON.parse(readFileSync(new URL("package.json", ROOT), "utf8")) as { version: string })
+  .version;
+const engineAddress = process.argv.slice(2).find((a) => !a.startsWith("-"));
+const log = engineLog(engineAddress);
+
+let schema: string | undefined;
+const plugin = new CwsPlugin({ version, log, schema: () => (schema ??= servedSchema(ROOT, version)) });
+
+// No top-level await: a Pulumi install's Node.js language host loads this module with require().
+serve(plugin).then(
+  ({ port }) => process.stdout.write(`${port}\n`),
+  (e: unknown) => {
+    process.stderr.write(`pulumi-resource-cws: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  },
+);

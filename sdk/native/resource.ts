@@ -1,0 +1,37 @@
+/**
+ * Native resource classes: the same names, inputs and outputs as `pulumi-cws/sdk`, registered
+ * as `cws:index:<Type>` with the `pulumi-resource-cws` plugin instead of a dynamic provider.
+ * The input and output types are those of the dynamic classes (one definition); the property
+ * names come from the plugin's property table, so nothing is written twice.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { RESOURCE_PROPERTIES, propertyNames } from "../../provider/native/properties.ts";
+
+/** A class with the constructor and static `get` of a `pulumi-cws/sdk` resource class. */
+export interface ResourceClass<Args, Instance> {
+  new (name: string, args: Args, opts?: pulumi.CustomResourceOptions): Instance;
+  get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Instance;
+}
+
+/** The native twin of a dynamic resource class `C` (same constructor, outputs and `get`). */
+export function nativeResource<C extends ResourceClass<never, unknown>>(type: string): C {
+  const token = `cws:index:${type}`;
+  const properties = propertyNames(type);
+  const secrets = RESOURCE_PROPERTIES[type]!.secrets;
+
+  class NativeResource extends pulumi.CustomResource {
+    constructor(name: string, args: object | undefined, opts?: pulumi.CustomResourceOptions) {
+      const props: Record<string, unknown> = Object.fromEntries(properties.map((k) => [k, undefined]));
+      for (const [k, v] of Object.entries(args ?? {}))
+        props[k] = secrets.includes(k) && v !== undefined ? pulumi.secret(v) : v;
+      const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...secrets];
+      super(token, name, props, { ...opts, additionalSecretOutputs });
+    }
+
+    static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions) {
+      return new NativeResource(name, undefined, { ...opts, id: uid });
+    }
+  }
+  Object.defineProperty(NativeResource, "name", { value: type });
+  return NativeResource as unknown as C;
+}

@@ -1,0 +1,49 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { RESOURCES } from "../../provider/registry.ts";
+import { WORKLOAD_INPUTS } from "../../provider/workload.ts";
+import { generatedSchema } from "../../scripts/gen-schema.ts";
+import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+
+interface Schema {
+  name: string;
+  resources: Record<string, { inputProperties: Record<string, { secret?: boolean; description?: string }> }>;
+  functions: Record<string, unknown>;
+  config: { variables: Record<string, { secret?: boolean }> };
+}
+
+const schema = JSON.parse(readFileSync(join(REPO_ROOT, "schema.json"), "utf8")) as Schema;
+
+describe("schema.json", () => {
+  it("is what `npm run schema` generates from the modules, the contract and the docs", () => {
+    expect(readFileSync(join(REPO_ROOT, "schema.json"), "utf8")).toBe(generatedSchema());
+  });
+
+  it("has a cws:index token for every resource module, with the SDK's input names", () => {
+    expect(Object.keys(schema.resources).sort()).toEqual(
+      Object.keys(RESOURCES)
+        .map((n) => `cws:index:${n}`)
+        .sort(),
+    );
+    expect(Object.keys(schema.resources["cws:index:Workload"]!.inputProperties).sort()).toEqual(
+      [...WORKLOAD_INPUTS].sort(),
+    );
+  });
+
+  it("marks the API token and passwords secret and describes inputs from the docs", () => {
+    expect(schema.config.variables.apiToken!.secret).toBe(true);
+    const wl = schema.resources["cws:index:Workload"]!.inputProperties;
+    expect(wl.registryAuth!.secret).toBe(true);
+    expect(wl.vmConfig!.secret).toBe(true);
+    expect(wl.image!.description).toMatch(/redeploys/);
+    expect(schema.resources["cws:index:WorkloadTemplate"]!.inputProperties.manifest!.secret).toBe(true);
+    expect(Object.keys(schema.functions)).toEqual(
+      expect.arrayContaining([
+        "cws:index:getSandboxTemplates",
+        "cws:index:getRegions",
+        "cws:index:getVmImages",
+      ]),
+    );
+  });
+});
