@@ -28,7 +28,7 @@ const FIXTURES = join(REPO_ROOT, "test", "e2e", "package-project");
 /** The resource kinds examples/rental-service declares. */
 const KINDS = ["SshKey", "Volume", "Workload"];
 /** The type token of a kind in state, per front end. */
-const TYPE_PREFIX = { dynamic: "pulumi-nodejs:dynamic/cws:" } as const;
+const TYPE_PREFIX = { dynamic: "pulumi-nodejs:dynamic/cws:", native: "cws:index:" } as const;
 const versionIn = (name: string) =>
   JSON.parse(readFileSync(join(REPO_ROOT, "node_modules", name, "package.json"), "utf8")).version as string;
 
@@ -64,11 +64,15 @@ function run(
 }
 
 /**
- * The environment of a user's shell: `nodeBin` first on PATH, then the Pulumi CLI; nothing that
+ * The environment of a user's shell: `nodeBin` first on PATH, then `path`, then the Pulumi CLI; nothing that
  * points into this checkout (its node_modules/.bin, NODE_OPTIONS conditions, npm's per-script
  * variables).
  */
-function userEnv(nodeBin: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+function userEnv(
+  nodeBin: string,
+  path: string[] = [],
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (k === "NODE_OPTIONS" || k === "NODE_PATH" || k === "INIT_CWD" || k.startsWith("VITEST")) continue;
@@ -79,8 +83,8 @@ function userEnv(nodeBin: string, extra: Record<string, string> = {}): NodeJS.Pr
       continue;
     env[k] = v;
   }
-  const path = (process.env.PATH ?? "").split(delimiter).filter((d) => d && !d.startsWith(REPO_ROOT));
-  env.PATH = [nodeBin, join(pulumiRoot(), "bin"), ...path].join(delimiter);
+  const rest = (process.env.PATH ?? "").split(delimiter).filter((d) => d && !d.startsWith(REPO_ROOT));
+  env.PATH = [nodeBin, ...path, join(pulumiRoot(), "bin"), ...rest].join(delimiter);
   return { ...env, ...extra };
 }
 
@@ -151,6 +155,12 @@ describe("the packed package, installed into an empty project", () => {
       join(project, "rental-service", "index.ts"),
     );
     for (const f of ["deploy.ts", "typed.ts"]) copyFileSync(join(FIXTURES, f), join(project, f));
+    // The same example on the native plugin: only the import changes.
+    const example = readFileSync(join(project, "rental-service", "index.ts"), "utf8");
+    const native = example.replace('from "pulumi-cws/sdk";', 'from "pulumi-cws/sdk/native";');
+    expect(native).not.toBe(example);
+    mkdirSync(join(project, "rental-service-native"));
+    writeFileSync(join(project, "rental-service-native", "index.ts"), native);
 
     // The project's install and the lowest supported Node (an npm package of the Node binary).
     const npmFlags = ["--prefer-offline", "--no-audit", "--no-fund"];
@@ -253,12 +263,16 @@ describe("the packed package, installed into an empty project", () => {
   const DEPLOYS = [
     { frontEnd: "dynamic", node: "lowest", program: "rental-service/index.ts" },
     { frontEnd: "dynamic", node: "current", program: "rental-service/index.ts" },
+    { frontEnd: "native", node: "lowest", program: "rental-service-native/index.ts" },
+    { frontEnd: "native", node: "current", program: "rental-service-native/index.ts" },
   ] as const;
 
   for (const [i, d] of DEPLOYS.entries()) {
     it(`deploys, previews with no changes and destroys examples/rental-service through the ${d.frontEnd} provider on the ${d.node} Node`, async () => {
       const bin = d.node === "lowest" ? lowestBin : currentBin;
-      const env = userEnv(bin, {
+      // The native plugin: the installed `pulumi-resource-cws`, found by the engine on PATH.
+      const path = d.frontEnd === "native" ? [join(project, "node_modules", ".bin")] : [];
+      const env = userEnv(bin, path, {
         PULUMI_ROOT: pulumiRoot(),
         PULUMI_HOME: join(dir, "pulumi-home"),
         PULUMI_BACKEND_URL: `file://${join(dir, "pulumi-state")}`,
@@ -274,7 +288,10 @@ describe("the packed package, installed into an empty project", () => {
         [...flags, "deploy.ts", d.program, `stack-${i}`, `${server.origin}/v3`, "demo", DEMO_TOKEN],
         { cwd: project, env },
       );
-      const r = JSON.parse(out.stdout.trim().split("\n").at(-1)!);
+      const summary = out.stdout.trim().split("\n").at(-1) ?? "";
+      if (!summary.startsWith("{"))
+        throw new Error(`deploy.ts printed no summary:\n${out.stdout}\n${out.stderr}`);
+      const r = JSON.parse(summary);
       expect(r.programNode).toBe(d.node === "lowest" ? `v${LOWEST_NODE}` : process.version);
       expect(r.up.result).toBe("succeeded");
       expect(r.up.changes).toEqual({ create: 4 });
@@ -314,7 +331,7 @@ describe("the packed package, installed into an empty project", () => {
           types: ["node"],
           skipLibCheck: false,
         },
-        files: ["typed.ts", "rental-service/index.ts", "wrong.ts"],
+        files: ["typed.ts", "rental-service/index.ts", "rental-service-native/index.ts", "wrong.ts"],
       }),
     );
     const tsc = join(project, "node_modules", ".bin", "tsc");
@@ -324,7 +341,7 @@ describe("the packed package, installed into an empty project", () => {
       allowFailure: true,
     });
     expect(r.code).not.toBe(0);
-    // The one error is the wrong input: the package's declarations, typed.ts and the example are clean.
+    // The one error is the wrong input: the declarations, typed.ts and both examples are clean.
     const errors = r.stdout.split("\n").filter((l) => /error TS\d+/.test(l));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(

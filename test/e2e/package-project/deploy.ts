@@ -18,34 +18,41 @@ const root = process.env.PULUMI_ROOT;
 const backend = process.env.PULUMI_BACKEND_URL;
 if (!root || !backend) throw new Error("PULUMI_ROOT and PULUMI_BACKEND_URL must be set");
 
-const program = ((await import(pathToFileURL(resolve(programFile)).href)) as { default: PulumiFn }).default;
-const stack = await LocalWorkspace.createStack(
-  { stackName, projectName: "cws-installed", program },
-  {
-    workDir: process.cwd(),
-    pulumiCommand: await PulumiCommand.get({ root }),
-    projectSettings: { name: "cws-installed", runtime: "nodejs", backend: { url: backend } },
-  },
-);
-await stack.setAllConfig({
-  "cws:baseUrl": { value: baseUrl },
-  "cws:org": { value: org },
-  "cws:apiToken": { value: token, secret: true },
-});
+// The Automation API handles unhandled rejections itself (a failed `up` would exit 0): report
+// failures here.
+try {
+  const program = ((await import(pathToFileURL(resolve(programFile)).href)) as { default: PulumiFn }).default;
+  const stack = await LocalWorkspace.createStack(
+    { stackName, projectName: "cws-installed", program },
+    {
+      workDir: process.cwd(),
+      pulumiCommand: await PulumiCommand.get({ root }),
+      projectSettings: { name: "cws-installed", runtime: "nodejs", backend: { url: backend } },
+    },
+  );
+  await stack.setAllConfig({
+    "cws:baseUrl": { value: baseUrl },
+    "cws:org": { value: org },
+    "cws:apiToken": { value: token, secret: true },
+  });
 
-const up = await stack.up();
-const outputs = Object.fromEntries(
-  Object.entries(up.outputs).map(([k, o]) => [k, o.secret ? "[secret]" : o.value]),
-);
-const deployed = await stack.exportStack();
-const types = (deployed.deployment.resources ?? []).map((r: { type: string }) => r.type).sort();
-const preview = await stack.preview();
-const destroy = await stack.destroy();
-console.log(
-  JSON.stringify({
-    up: { result: up.summary.result, changes: up.summary.resourceChanges, outputs, types },
-    preview: preview.changeSummary,
-    destroy: { result: destroy.summary.result, changes: destroy.summary.resourceChanges },
-    programNode: process.version,
-  }),
-);
+  const up = await stack.up();
+  const outputs = Object.fromEntries(
+    Object.entries(up.outputs).map(([k, o]) => [k, o.secret ? "[secret]" : o.value]),
+  );
+  const deployed = await stack.exportStack();
+  const types = (deployed.deployment.resources ?? []).map((r: { type: string }) => r.type).sort();
+  const preview = await stack.preview();
+  const destroy = await stack.destroy();
+  console.log(
+    JSON.stringify({
+      up: { result: up.summary.result, changes: up.summary.resourceChanges, outputs, types },
+      preview: preview.changeSummary,
+      destroy: { result: destroy.summary.result, changes: destroy.summary.resourceChanges },
+      programNode: process.version,
+    }),
+  );
+} catch (e) {
+  console.error(e);
+  process.exitCode = 1;
+}
