@@ -192,6 +192,10 @@ describe("the packed package, installed into an empty project", () => {
     expect(files).toEqual(
       expect.arrayContaining([
         "bin/cws",
+        "bin/pulumi-resource-cws",
+        "dist/provider/native/main.js",
+        "dist/sdk/native/index.d.ts",
+        "dist/schema.json",
         "dist/sdk/index.js",
         "dist/sdk/index.d.ts",
         "dist/client/index.d.ts",
