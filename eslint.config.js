@@ -3,7 +3,15 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/**", "**/node_modules/**", ".cache/**", ".venv/**", "sdk/python/**", "sdk/go/**"],
+    ignores: [
+      "node_modules/**",
+      "**/node_modules/**",
+      ".cache/**",
+      "dist/**",
+      ".venv/**",
+      "sdk/python/**",
+      "sdk/go/**",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

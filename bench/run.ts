@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const BENCHES = ["server.ts", "sandbox.ts", "sandbox-http.ts"];
+const BENCHES = ["server.ts", "sandbox.ts", "sandbox-http.ts", "package-size.ts"];
 let failed = 0;
 for (const file of BENCHES) {
   const path = fileURLToPath(new URL(`./${file}`, import.meta.url));

@@ -36,6 +36,9 @@ export interface OfflineStack {
 
 export const PASSPHRASE = "cws-local-passphrase";
 
+/** Node option under which `pulumi-cws/...` resolves to this checkout's TypeScript sources. */
+export const SOURCE_CONDITION = "--conditions=pulumi-cws-source";
+
 /** The built CLI; a clear error (never a skip) when it is missing. */
 export async function pulumiCommand(): Promise<PulumiCommand> {
   const root = pulumiRoot();
@@ -72,7 +75,13 @@ export async function offlineStack(opts: OfflineStackOptions): Promise<OfflineSt
   // Provider plugins resolve `@pulumi/pulumi` and `pulumi-cws` from the project dir.
   symlinkSync(join(REPO_ROOT, "node_modules"), join(workDir, "node_modules"));
   const cmd = await pulumiCommand();
-  const env: Record<string, string> = { ...offlineEnv(backend, home), ...opts.env };
+  const env: Record<string, string> = {
+    ...offlineEnv(backend, home),
+    // The provider process loads `pulumi-cws/provider/dynamic` by name: from the checkout's
+    // sources (package.json exports), so it never runs a stale dist/.
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, SOURCE_CONDITION].filter(Boolean).join(" "),
+    ...opts.env,
+  };
   const ws = await LocalWorkspace.create({
     workDir,
     pulumiHome: home,
