@@ -2,7 +2,17 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "**/node_modules/**", ".cache/**"] },
+  {
+    ignores: [
+      "node_modules/**",
+      "**/node_modules/**",
+      ".cache/**",
+      "dist/**",
+      ".venv/**",
+      "sdk/python/**",
+      "sdk/go/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -6,7 +6,14 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const BENCHES = ["server.ts", "sandbox.ts", "sandbox-http.ts", "polling.ts", "provider.ts"];
+const BENCHES = [
+  "server.ts",
+  "sandbox.ts",
+  "sandbox-http.ts",
+  "package-size.ts",
+  "polling.ts",
+  "provider.ts",
+];
 let failed = 0;
 for (const file of BENCHES) {
   const path = fileURLToPath(new URL(`./${file}`, import.meta.url));

@@ -23,7 +23,7 @@ export function configure(config: { get(key: string): string | undefined }): voi
  */
 function ctx(): Context {
   if (!context) {
-    const { CwsClient } = requireCached<typeof Client>(import.meta.url, "../client/client.ts");
+    const { CwsClient } = requireCached<typeof Client>(import.meta.url, "../client/client");
     const cfg = resolveConfig(source);
     context = {
       client: new CwsClient({ baseUrl: cfg.baseUrl, org: cfg.org, token: cfg.token }),

@@ -10,7 +10,7 @@ import { requireCached } from "./load.ts";
 type AdapterModule = typeof Adapter;
 
 let adapter: AdapterModule | undefined;
-const load = () => (adapter ??= requireCached<AdapterModule>(import.meta.url, "./dynamic-adapter.ts"));
+const load = () => (adapter ??= requireCached<AdapterModule>(import.meta.url, "./dynamic-adapter"));
 
 export const configure: AdapterModule["configure"] = (config) => load().configure(config);
 export const check: AdapterModule["check"] = (type, olds, news) => load().check(type, olds, news);

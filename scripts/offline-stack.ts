@@ -36,6 +36,9 @@ export interface OfflineStack {
 
 export const PASSPHRASE = "cws-local-passphrase";
 
+/** Node option under which `pulumi-cws/...` resolves to this checkout's TypeScript sources. */
+export const SOURCE_CONDITION = "--conditions=pulumi-cws-source";
+
 /** The built CLI; a clear error (never a skip) when it is missing. */
 export async function pulumiCommand(): Promise<PulumiCommand> {
   const root = pulumiRoot();
@@ -45,6 +48,22 @@ export async function pulumiCommand(): Promise<PulumiCommand> {
     );
   }
   return PulumiCommand.get({ root });
+}
+
+/**
+ * The environment of an engine that stays offline: a file backend and PULUMI_HOME in the given
+ * dirs, the passphrase, no update checks or plugin downloads, and PATH with this Node (the
+ * engine starts plugins with `node` from PATH) and the CLI's bin/ first.
+ */
+export function offlineEnv(backend: string, home: string): Record<string, string> {
+  return {
+    PULUMI_BACKEND_URL: `file://${backend}`,
+    PULUMI_HOME: home,
+    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PATH: [dirname(process.execPath), join(pulumiRoot(), "bin"), process.env.PATH ?? ""].join(delimiter),
+  };
 }
 
 export async function offlineStack(opts: OfflineStackOptions): Promise<OfflineStack> {
@@ -57,13 +76,10 @@ export async function offlineStack(opts: OfflineStackOptions): Promise<OfflineSt
   symlinkSync(join(REPO_ROOT, "node_modules"), join(workDir, "node_modules"));
   const cmd = await pulumiCommand();
   const env: Record<string, string> = {
-    PULUMI_BACKEND_URL: `file://${backend}`,
-    PULUMI_HOME: home,
-    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    // The engine starts plugins with `node` from PATH: put this Node (>= 22) first.
-    PATH: [dirname(process.execPath), join(pulumiRoot(), "bin"), process.env.PATH ?? ""].join(delimiter),
+    ...offlineEnv(backend, home),
+    // The provider process loads `pulumi-cws/provider/dynamic` by name: from the checkout's
+    // sources (package.json exports), so it never runs a stale dist/.
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, SOURCE_CONDITION].filter(Boolean).join(" "),
     ...opts.env,
   };
   const ws = await LocalWorkspace.create({

@@ -2,14 +2,16 @@
 # Sets up a fresh Debian machine for the demo and the tests:
 #   Debian packages for real sandboxes (bubblewrap, and what server/sandbox/DEBIAN_PACKAGES lists),
 #   Chromium for the dashboard's browser test (test/e2e/dashboard.test.ts drives /usr/bin/chromium),
-#   npm packages (including Node 24 from the npm registry),
-#   the Pulumi CLI and the YAML language host built from the Go module proxy (cached in ~/.cache/pulumi-cws).
+#   npm packages (including Node 24 from the npm registry), and the build (dist/),
+#   the Pulumi CLI and the YAML language host built from the Go module proxy (cached in ~/.cache/pulumi-cws),
+#   the Python and Go SDKs generated from schema.json, and the project venv (.venv) for Python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ -z "${CWS_SKIP_APT:-}" ]; then
   # chromium: ~100 MB download and a minute or two to install on a cold machine.
   packages=(bubblewrap python3 chromium)
+  packages+=(python3-venv) # Python programs: the project's virtual environment (.venv)
   if [ -f server/sandbox/DEBIAN_PACKAGES ]; then
     while read -r p; do
       case "$p" in ""|\#*) ;; *) packages+=("$p") ;; esac
@@ -28,5 +30,11 @@ fi
 
 echo "setup: npm ci"
 npm ci --no-audit --no-fund
+# dist/: the compiled package (what `npm pack` ships; about 30 s on 2 cores).
+npm run --silent build
 # npm scripts run with node_modules/.bin (Node 24) first on PATH.
 npm run --silent pulumi:build
+
+# Python, Go and YAML programs: the SDKs generated from schema.json (tools/gen-sdk, cached),
+# the project's Python virtual environment (.venv) and the Go programs' modules.
+npm run --silent languages:setup

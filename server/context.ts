@@ -4,7 +4,7 @@ import type { WebSocketServer } from "ws";
 import type { Faults } from "./http/faults.ts";
 import type { Router } from "./http/router.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type { Seed } from "./seed.ts";
+import type { Seed } from "./seed/schema.ts";
 import type { Store } from "./store.ts";
 import type { Clock } from "./util.ts";
 

@@ -3,7 +3,8 @@
 // address refuses to start with any of them unless told otherwise.
 
 import { isIP } from "node:net";
-import { DEFAULT_SEED, type Seed } from "./seed.ts";
+import { DEFAULT_SEED } from "./seed/data.ts";
+import type { Seed } from "./seed/schema.ts";
 
 export const DEFAULT_ADMIN_TOKEN = "admin-token";
 

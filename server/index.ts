@@ -13,15 +13,18 @@ import {
 } from "./http/server.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { ROUTE_MODULES, type RouteModule } from "./routes/index.ts";
-import { DEFAULT_SEED, applySeed, loadSeedFile, type Seed } from "./seed.ts";
+import { applySeed } from "./seed/apply.ts";
+import { DEFAULT_SEED } from "./seed/data.ts";
+import { loadSeedFile, type Seed } from "./seed/schema.ts";
 import { Store } from "./store.ts";
 import { iso, systemClock, type Clock } from "./util.ts";
+import { orgOfToken } from "./auth.ts";
 
 export type { ServerContext, UpgradeHandler } from "./context.ts";
 export type { WorkloadHooks } from "./lifecycle.ts";
 export type { RouteModule } from "./routes/index.ts";
-export type { Seed } from "./seed.ts";
-export { DEFAULT_SEED } from "./seed.ts";
+export type { Seed } from "./seed/schema.ts";
+export { DEFAULT_SEED } from "./seed/data.ts";
 export { ApiError } from "./http/errors.ts";
 export { NEXT, Router, type RequestContext, type Reply } from "./http/router.ts";
 
@@ -108,7 +111,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     faults: new Faults(),
     wss: new WebSocketServer({ noServer: true }),
     onUpgrade: (h) => void upgradeHandlers.push(h),
-    orgOfToken: (token) => lifecycle.orgOfToken(token),
+    orgOfToken: (token) => orgOfToken(store, token),
     onClose: (fn) => void closers.push(fn),
     log,
   };

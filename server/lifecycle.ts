@@ -1,10 +1,13 @@
 import { EventEmitter } from "node:events";
-import type { ProvisioningRuleCreate, VolumeEvent, WorkloadEvent, WorkloadStatus } from "../api/index.ts";
+import type { WorkloadEvent, WorkloadStatus } from "../api/index.ts";
+import { costPerHour, credits } from "./billing.ts";
+import { Capacity, HOLDING } from "./capacity.ts";
 import { ApiError } from "./http/errors.ts";
-import type { VolumeRecord, WorkloadRecord } from "./records.ts";
-import type { InventoryItem } from "./seed.ts";
+import { ProvisioningRules } from "./provisioning-rules.ts";
+import type { WorkloadRecord } from "./records.ts";
 import type { Store } from "./store.ts";
-import { hash32, iso, newRevision, newUid, type Clock } from "./util.ts";
+import { hash32, iso, newRevision, type Clock } from "./util.ts";
+import { VolumeStates } from "./volume-state.ts";
 
 /**
  * Hooks an extension module (the sandbox runtime) sets to take over SANDBOX workloads.
@@ -29,18 +32,12 @@ export interface WorkloadHooks {
   onClose?(): void | Promise<void>;
 }
 
-export interface ProvisioningRule extends ProvisioningRuleCreate {
-  id: string;
-}
-
 export interface TransitionOpts {
   reason: string;
   message: string;
   eventType?: string;
 }
 
-/** Statuses in which a workload holds an inventory unit. */
-const HOLDING: readonly WorkloadStatus[] = ["provisioning", "running", "frozen"];
 /** Statuses deploy starts from. */
 export const DEPLOYABLE: readonly WorkloadStatus[] = ["registered", "suspended", "error"];
 
@@ -51,9 +48,10 @@ export interface LifecycleOptions {
 
 /**
  * The workload state machine: deploy, redeploy, suspend, reboot, delete, provisioning timers
- * (which resume after a restart), capacity and credits, events, and volume state that follows
- * the workload a volume is mounted on. Emits "workload-event" (workload, stored event) and
- * "volume-event" for every record written.
+ * (which resume after a restart) and events. Deploy checks credits (billing.ts) and capacity
+ * (capacity.ts) and follows the admin's provisioning rules (provisioning-rules.ts); volumes
+ * mounted on a workload follow its status (volume-state.ts). Emits "workload-event" (workload,
+ * stored event) and "volume-event" for every record written.
  */
 export class Lifecycle extends EventEmitter {
   readonly store: Store;
@@ -62,8 +60,9 @@ export class Lifecycle extends EventEmitter {
   provisionDelayMs: number;
   private readonly log: (line: string) => void;
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly holders = new Map<string, Set<string>>();
-  private rules = new Map<string, ProvisioningRule[]>();
+  readonly capacity: Capacity;
+  readonly rules = new ProvisioningRules();
+  readonly volumes: VolumeStates;
   private closed = false;
 
   constructor(store: Store, clock: Clock, opts: LifecycleOptions) {
@@ -73,6 +72,12 @@ export class Lifecycle extends EventEmitter {
     this.clock = clock;
     this.provisionDelayMs = opts.provisionDelayMs;
     this.log = opts.log;
+    this.capacity = new Capacity(store);
+    this.volumes = new VolumeStates(
+      store,
+      () => this.now(),
+      (v, stored) => this.emit("volume-event", v, stored),
+    );
   }
 
   now(): string {
@@ -81,79 +86,13 @@ export class Lifecycle extends EventEmitter {
 
   /** Rebuilds capacity accounting and resumes provisioning left in progress (after a restart). */
   start(): void {
-    this.holders.clear();
+    this.capacity.clear();
     for (const w of this.store.workloads.all()) {
-      this.updateHolding(w);
+      this.capacity.update(w);
       if (w.status !== "provisioning") continue;
       if (w.provision_due_at !== undefined) this.schedule(w);
       else if (w.type === "SANDBOX" && this.hooks.onDeploy) this.runSandboxDeploy(w);
     }
-  }
-
-  // ---- reference data -------------------------------------------------------------------
-
-  inventory(name: string): InventoryItem | undefined {
-    return this.store.seed.inventory.find((i) => i.name === name);
-  }
-
-  orgOfToken(token: string): string | undefined {
-    return this.store.seed.orgs.find((o) => o.tokens.includes(token))?.slug;
-  }
-
-  orgExists(org: string): boolean {
-    return this.store.seed.orgs.some((o) => o.slug === org);
-  }
-
-  credits(org: string): number {
-    return (
-      this.store.kvGet<number>(`credits:${org}`) ??
-      this.store.seed.orgs.find((o) => o.slug === org)?.credits ??
-      0
-    );
-  }
-
-  setCredits(org: string, balance: number): void {
-    this.store.kvSet(`credits:${org}`, balance);
-  }
-
-  costPerHour(w: WorkloadRecord): number {
-    if (w.type === "SANDBOX") {
-      const t = w.sandbox_config ? this.store.sandboxTemplates.get(w.sandbox_config.template_uid) : undefined;
-      if (t) return t.cost_per_hour;
-    }
-    return this.inventory(w.resource_name)?.cost_per_hour ?? 0;
-  }
-
-  /** Units of a resource held now (reservation-bound workloads use their reservation instead). */
-  used(resourceName: string): number {
-    return this.holders.get(resourceName)?.size ?? 0;
-  }
-
-  // ---- provisioning rules (admin) -------------------------------------------------------
-
-  addRule(org: string, rule: ProvisioningRuleCreate): ProvisioningRule {
-    const r = { ...rule, id: newUid("prov") };
-    this.rules.set(org, [...(this.rules.get(org) ?? []), r]);
-    return r;
-  }
-
-  clearRules(org: string): void {
-    this.rules.delete(org);
-  }
-
-  listRules(org: string): ProvisioningRule[] {
-    return this.rules.get(org) ?? [];
-  }
-
-  private matchRule(w: WorkloadRecord): ProvisioningRule | undefined {
-    const rules = this.rules.get(w.org) ?? [];
-    for (let i = rules.length - 1; i >= 0; i--) {
-      const r = rules[i]!;
-      if (r.workload_uid !== undefined && r.workload_uid !== w.uid) continue;
-      if (r.name !== undefined && r.name !== w.name) continue;
-      return r;
-    }
-    return undefined;
   }
 
   // ---- events ---------------------------------------------------------------------------
@@ -194,100 +133,8 @@ export class Lifecycle extends EventEmitter {
     this.emit("workload-event", w, stored);
   }
 
-  recordVolumeEvent(
-    v: VolumeRecord,
-    e: { event_type: string; old_status: string | null; new_status: string | null; reason: string },
-  ): void {
-    v.resource_version++;
-    const record: VolumeEvent = {
-      volume_uid: v.uid,
-      cost_per_second: Math.round((volumeCostPerHour(this.store, v) / 3600) * 1e9),
-      resource_name: v.resource_name,
-      event_type: e.event_type,
-      namespace: `org-${v.org}`,
-      pvc_name: v.pvc_name,
-      storage_class: "standard-rwo",
-      requested_size: `${v.size}Mi`,
-      old_status: e.old_status,
-      new_status: e.new_status,
-      reason: e.reason,
-      k8s_resource_version: String(v.resource_version),
-      billing_status: e.new_status === "running" ? "BILLING" : "NOT_BILLED",
-      billing_processed_at: null,
-      created_at: this.now(),
-    };
-    const stored = this.store.addEvent("volume", v.uid, record);
-    this.emit("volume-event", v, stored);
-  }
-
-  setVolumeStatus(v: VolumeRecord, status: string, reason: string, message = ""): void {
-    if (v.status === status) return;
-    const old = v.status;
-    v.status = status;
-    v.message = message;
-    v.state_updated_at = v.updated_at = this.now();
-    this.recordVolumeEvent(v, { event_type: "STATUS_CHANGE", old_status: old, new_status: status, reason });
-    this.store.volumes.put(v);
-  }
-
-  /** Volumes mounted on w follow its status: provisioning, running, else registered. */
-  syncVolumes(w: WorkloadRecord): void {
-    const desired =
-      w.status === "provisioning" ? "provisioning" : w.status === "running" ? "running" : "registered";
-    for (const m of w.volumes) {
-      const v = this.store.volumes.get(m.uid);
-      if (!v || v.workload_uid !== w.uid) continue;
-      this.setVolumeStatus(v, desired, `workload ${w.status}`);
-    }
-  }
-
-  /** Mounts volume v on w (record only; w's volumes list is the caller's). */
-  attachVolume(w: WorkloadRecord, v: VolumeRecord, mountPath: string, readOnly: boolean): void {
-    const changed = v.workload_uid !== w.uid;
-    v.workload_uid = w.uid;
-    v.mount_path = mountPath;
-    v.read_only = readOnly;
-    v.updated_at = this.now();
-    if (changed)
-      this.recordVolumeEvent(v, {
-        event_type: "ATTACHED",
-        old_status: v.status,
-        new_status: v.status,
-        reason: `attached to workload ${w.uid}`,
-      });
-    this.store.volumes.put(v);
-  }
-
-  detachVolume(v: VolumeRecord, reason: string): void {
-    if (v.workload_uid === undefined) return;
-    const from = v.workload_uid;
-    v.workload_uid = undefined;
-    v.mount_path = undefined;
-    v.read_only = undefined;
-    v.updated_at = this.now();
-    this.recordVolumeEvent(v, {
-      event_type: "DETACHED",
-      old_status: v.status,
-      new_status: v.status,
-      reason: `${reason} (workload ${from})`,
-    });
-    this.setVolumeStatus(v, "registered", reason);
-    this.store.volumes.put(v);
-  }
-
   // ---- transitions ----------------------------------------------------------------------
 
-  private updateHolding(w: WorkloadRecord): void {
-    const key = w.resource_name;
-    const holds = HOLDING.includes(w.status) && !w.reservation_uid;
-    let set = this.holders.get(key);
-    if (holds) {
-      if (!set) this.holders.set(key, (set = new Set()));
-      set.add(w.uid);
-    } else set?.delete(w.uid);
-  }
-
-  /** Moves w to `to`, writes it and an event, and lets its volumes follow. */
   transition(w: WorkloadRecord, to: WorkloadStatus, opts: TransitionOpts): void {
     this.store.transaction(() => {
       const from = w.status;
@@ -305,7 +152,7 @@ export class Lifecycle extends EventEmitter {
         w.provision_outcome = undefined;
         w.provision_message = undefined;
       }
-      this.updateHolding(w);
+      this.capacity.update(w);
       this.store.workloads.put(w);
       this.recordEvent(w, {
         event_type: opts.eventType ?? "STATUS_CHANGE",
@@ -313,7 +160,7 @@ export class Lifecycle extends EventEmitter {
         message: opts.message,
         old_replica_count: oldReady,
       });
-      this.syncVolumes(w);
+      this.volumes.syncVolumes(w);
       this.emit("transition", w, from);
     });
   }
@@ -330,17 +177,17 @@ export class Lifecycle extends EventEmitter {
   /** Deploy: registered, suspended or error → provisioning (later running or error). */
   async deploy(w: WorkloadRecord): Promise<void> {
     this.assertState(w, DEPLOYABLE, "deploy");
-    const cost = this.costPerHour(w);
-    const balance = this.credits(w.org);
+    const cost = costPerHour(this.store, w);
+    const balance = credits(this.store, w.org);
     if (balance < cost) {
       throw new ApiError(
         "WORKLOAD_INSUFFICIENT_CREDITS",
         `insufficient credits: deploying ${w.uid} needs ${cost} USD (one hour at cost_per_hour), org ${w.org} has ${balance}`,
       );
     }
-    this.checkCapacity(w);
+    this.capacity.check(w);
     if (w.type === "SANDBOX") {
-      const rule = this.matchRule(w);
+      const rule = this.rules.match(w);
       if (!(rule && rule.outcome === "error")) {
         if (!this.hooks.onDeploy) {
           throw new ApiError(
@@ -350,7 +197,7 @@ export class Lifecycle extends EventEmitter {
         }
         await this.hooks.admitDeploy?.(w);
         this.assertState(w, DEPLOYABLE, "deploy");
-        this.checkCapacity(w);
+        this.capacity.check(w);
         w.deploy_id++;
         w.revision = newRevision();
         this.transition(w, "provisioning", { reason: "Deploy", message: `deploying revision ${w.revision}` });
@@ -361,35 +208,6 @@ export class Lifecycle extends EventEmitter {
     this.startProvisioning(w, { reason: "Deploy", message: "", newRevision: true });
   }
 
-  private checkCapacity(w: WorkloadRecord): void {
-    if (w.reservation_uid) return;
-    const item = this.inventory(w.resource_name);
-    if (!item)
-      throw new ApiError(
-        "WORKLOAD_RESOURCE_NOT_FOUND",
-        `resource_name ${w.resource_name} is not in the inventory`,
-      );
-    if (w.type === "BM") {
-      const inRegion = item.region === undefined || item.region === w.region;
-      const free = inRegion ? (item.capacity ?? Infinity) - this.used(item.name) : 0;
-      if (free <= 0) {
-        throw new ApiError(
-          "WORKLOAD_BM_CLAIM_CONFLICT",
-          `no bare-metal capacity for ${item.name} in region ${w.region}: nothing was claimed, deploy again later or pick another region`,
-        );
-      }
-      return;
-    }
-    if (item.capacity !== undefined && this.used(item.name) >= item.capacity) {
-      if (w.type === "SANDBOX")
-        throw new ApiError("WORKLOAD_SANDBOX_NO_CAPACITY", `no sandbox capacity left for ${item.name}`);
-      throw new ApiError(
-        "WORKLOAD_NO_CAPACITY",
-        `no capacity left for resource ${item.name} (${item.capacity} in use)`,
-      );
-    }
-  }
-
   private startProvisioning(
     w: WorkloadRecord,
     opts: { reason: string; message: string; newRevision: boolean },
@@ -397,7 +215,7 @@ export class Lifecycle extends EventEmitter {
     this.clearTimer(w.uid);
     w.deploy_id++;
     if (opts.newRevision) w.revision = newRevision();
-    const rule = this.matchRule(w);
+    const rule = this.rules.match(w);
     const delay = rule?.delay_ms ?? this.provisionDelayMs;
     const message = opts.message || `deploying revision ${w.revision}`;
     this.store.transaction(() => {
@@ -475,7 +293,7 @@ export class Lifecycle extends EventEmitter {
 
   /** Throws what redeploy would (capacity), before the caller changes anything. */
   assertCanRedeploy(w: WorkloadRecord): void {
-    if (!HOLDING.includes(w.status)) this.checkCapacity(w);
+    if (!HOLDING.includes(w.status)) this.capacity.check(w);
   }
 
   /** A changed workload that is deployed gets a new revision and provisions again. */
@@ -523,7 +341,7 @@ export class Lifecycle extends EventEmitter {
       this.transition(w, "deleted", { reason: "Delete", message: "workload deleted" });
       for (const m of w.volumes) {
         const v = this.store.volumes.get(m.uid);
-        if (v && v.workload_uid === w.uid) this.detachVolume(v, "workload deleted");
+        if (v && v.workload_uid === w.uid) this.volumes.detachVolume(v, "workload deleted");
       }
       w.volumes = [];
       this.store.workloads.put(w);
@@ -535,8 +353,8 @@ export class Lifecycle extends EventEmitter {
   resetRuntime(): void {
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
-    this.holders.clear();
-    this.rules = new Map();
+    this.capacity.clear();
+    this.rules.reset();
   }
 
   close(): void {
@@ -552,11 +370,6 @@ export function readyReplicas(w: WorkloadRecord): number {
 
 export function totalReplicas(w: WorkloadRecord): number {
   return w.status === "running" || w.status === "provisioning" || w.status === "frozen" ? 1 : 0;
-}
-
-export function volumeCostPerHour(store: Store, v: VolumeRecord): number {
-  const rate = store.seed.volume_cost_per_gib_hour ?? 0.00014;
-  return Math.round((v.size / 1024) * rate * 1e6) / 1e6;
 }
 
 function runningMessage(w: WorkloadRecord): string {

@@ -85,6 +85,11 @@ export interface SshKeyRecord {
   updated_at: string;
 }
 
+/**
+ * A stored workload template (wire type WorkloadTemplate, created from a TemplateCreate body;
+ * routes in routes/templates.ts, collection store.templates). "Template" alone always means a
+ * workload template on the server; sandbox templates are SandboxTemplateRecord.
+ */
 export interface TemplateRecord {
   uid: string;
   /** null: a platform template visible to every org. */

@@ -9,7 +9,7 @@ import type {
   WorkloadRecord,
 } from "./records.ts";
 import { SecretBox } from "./secrets.ts";
-import type { Seed } from "./seed.ts";
+import type { Seed } from "./seed/schema.ts";
 
 /**
  * State of the server in node:sqlite, with an in-memory copy of every document for reads.

@@ -10,7 +10,7 @@ import type {
   WorkloadStateSummary,
   WorkloadTemplate,
 } from "../api/index.ts";
-import { readyReplicas, totalReplicas, volumeCostPerHour, type Lifecycle } from "./lifecycle.ts";
+import { readyReplicas, totalReplicas, type Lifecycle } from "./lifecycle.ts";
 import type {
   SandboxTemplateRecord,
   SshKeyRecord,
@@ -18,11 +18,13 @@ import type {
   VolumeRecord,
   WorkloadRecord,
 } from "./records.ts";
+import { inventoryItem } from "./capacity.ts";
+import { costPerHour, volumeCostPerHour } from "./billing.ts";
 
 /** Wire views of stored records. Passwords and internal fields never leave through here. */
 
 function resourceOf(lc: Lifecycle, w: WorkloadRecord): InventoryResource {
-  const item = lc.inventory(w.resource_name);
+  const item = inventoryItem(lc.store, w.resource_name);
   return {
     name: w.resource_name,
     display_name: item?.display_name ?? w.resource_name,
@@ -66,7 +68,7 @@ export function workloadOperation(lc: Lifecycle, w: WorkloadRecord): WorkloadOpe
     type: w.type,
     name: w.name,
     image: w.image,
-    cost_per_hour: lc.costPerHour(w),
+    cost_per_hour: costPerHour(lc.store, w),
     resource: resourceOf(lc, w),
     revision: w.revision,
     volumes: w.volumes.map((v) => ({ uid: v.uid, mount_path: v.mount_path, read_only: v.read_only })),

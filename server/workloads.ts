@@ -15,18 +15,22 @@ import { ApiError, violationError, zodError } from "./http/errors.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { WorkloadRecord, WorkloadVolume } from "./records.ts";
 import { newRevision, newUid } from "./util.ts";
+import { inventoryItem } from "./capacity.ts";
 
 /**
  * Registering and updating workloads: the contract's rules (api/workload-rules.ts) plus the
  * checks that need server data (inventory, images, regions, reservations, keys, volumes,
  * sandbox templates).
+ *
+ * Over 400 lines because create and PATCH share these checks and are kept together so that each
+ * rule is written once; attach and detach are in workload-attachments.ts.
  */
 
 export function isLive(w: WorkloadRecord | undefined): w is WorkloadRecord {
   return w !== undefined && w.status !== "deleted";
 }
 
-export class Workloads {
+export class WorkloadService {
   private readonly lc: Lifecycle;
 
   constructor(lc: Lifecycle) {
@@ -56,7 +60,7 @@ export class Workloads {
 
   private checkResource(type: WorkloadType, name: string | undefined): void {
     if (name === undefined) return;
-    const item = this.lc.inventory(name);
+    const item = inventoryItem(this.lc.store, name);
     if (!item)
       throw new ApiError("WORKLOAD_RESOURCE_NOT_FOUND", `resource_name ${name} is not an inventory resource`);
     const want = type === "SANDBOX" ? "sandbox" : INVENTORY_TYPE[type];
@@ -204,6 +208,9 @@ export class Workloads {
     const body = result.value;
     let resourceName = body.resource_name;
     if (body.type === "SANDBOX") {
+      // A SANDBOX names its sandbox template in `image` (spec 2.1: SANDBOX image = template
+      // UID): the create body has one field for what a workload runs, whatever its type. The
+      // provider's `template` input is sent there; the record keeps it as sandbox_config.template_uid.
       const t = this.sandboxTemplate(org, body.image);
       this.checkResource("SANDBOX", body.resource_name);
       resourceName ??= t.resource_name;
@@ -261,7 +268,7 @@ export class Workloads {
     this.store.transaction(() => {
       this.store.workloads.put(w);
       for (const m of w.volumes)
-        this.lc.attachVolume(w, this.store.volumes.get(m.uid)!, m.mount_path, m.read_only);
+        this.lc.volumes.attachVolume(w, this.store.volumes.get(m.uid)!, m.mount_path, m.read_only);
       this.lc.recordEvent(w, {
         event_type: "CREATED",
         reason: "Registered",
@@ -374,11 +381,11 @@ export class Workloads {
     for (const m of old) {
       if (now.some((n) => n.uid === m.uid)) continue;
       const v = this.store.volumes.get(m.uid);
-      if (v && v.workload_uid === w.uid) this.lc.detachVolume(v, "detached from workload");
+      if (v && v.workload_uid === w.uid) this.lc.volumes.detachVolume(v, "detached from workload");
     }
     for (const m of now) {
       const v = this.store.volumes.get(m.uid);
-      if (v) this.lc.attachVolume(w, v, m.mount_path, m.read_only);
+      if (v) this.lc.volumes.attachVolume(w, v, m.mount_path, m.read_only);
     }
   }
 

@@ -7,7 +7,8 @@ import type {
   WorkloadOperation,
   WorkloadTemplate,
 } from "../../api/index.ts";
-import { DEFAULT_SEED, loadSeedFile, type Seed } from "../seed.ts";
+import { DEFAULT_SEED } from "../seed/data.ts";
+import { loadSeedFile, type Seed } from "../seed/schema.ts";
 import { Store } from "../store.ts";
 import { adminCall, type AdminTarget } from "./admin-client.ts";
 import { formatTable } from "./table.ts";

@@ -1,6 +1,7 @@
 import type { WorkloadEvent } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
 import { sandboxTemplateView, sshKeyView, templateView, volumeView, workloadOperation } from "../views.ts";
+import { credits } from "../billing.ts";
 
 /** What the dashboard shows of one org: everything alive, as the API's own views render it. */
 export function orgOverview(ctx: ServerContext, org: string) {
@@ -9,7 +10,7 @@ export function orgOverview(ctx: ServerContext, org: string) {
   const live = all.filter((w) => w.status !== "deleted").map((w) => workloadOperation(lc, w));
   return {
     org,
-    credits: lc.credits(org),
+    credits: credits(lc.store, org),
     workloads: live.filter((w) => w.type !== "SANDBOX"),
     sandboxes: live.filter((w) => w.type === "SANDBOX"),
     deleted_workloads: all.length - live.length,

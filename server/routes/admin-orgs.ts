@@ -1,4 +1,5 @@
 import type { ServerContext } from "../context.ts";
+import { credits } from "../billing.ts";
 
 /** GET /admin/orgs: the orgs of the seed with their credit balance (for tools that walk every org). */
 export function registerAdminOrgRoutes(ctx: ServerContext): void {
@@ -7,7 +8,7 @@ export function registerAdminOrgRoutes(ctx: ServerContext): void {
     "/orgs",
     () => ({
       status: 200,
-      body: { items: store.seed.orgs.map((o) => ({ org: o.slug, credits: lc.credits(o.slug) })) },
+      body: { items: store.seed.orgs.map((o) => ({ org: o.slug, credits: credits(lc.store, o.slug) })) },
     }),
     { auth: "admin" },
   );

@@ -2,15 +2,18 @@ import { CreditsBody, FaultCreate, ProvisioningRuleCreate } from "../../api/inde
 import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { parseBody } from "../http/io.ts";
-import { applySeed } from "../seed.ts";
+import { applySeed } from "../seed/apply.ts";
 import { sandboxTemplateView, sshKeyView, templateView, volumeView, workloadOperation } from "../views.ts";
+import { credits, setCredits } from "../billing.ts";
+import { orgExists } from "../auth.ts";
 
 /** The admin surface under /admin (its own bearer token): reset, inspection, faults, provisioning outcomes, credits. */
 export function registerAdminRoutes(ctx: ServerContext): void {
   const { admin, store, lifecycle: lc } = ctx;
   const auth = { auth: "admin" as const };
   const org = (slug: string) => {
-    if (!lc.orgExists(slug)) throw new ApiError("ORG_NOT_FOUND", `organization ${slug} is not in the seed`);
+    if (!orgExists(lc.store, slug))
+      throw new ApiError("ORG_NOT_FOUND", `organization ${slug} is not in the seed`);
     return slug;
   };
 
@@ -75,20 +78,20 @@ export function registerAdminRoutes(ctx: ServerContext): void {
     "/orgs/:org/provisioning",
     async (rc) => {
       const o = org(rc.params.org!);
-      const rule = lc.addRule(o, await parseBody(rc, ProvisioningRuleCreate, { reason: "ADMIN_INVALID" }));
+      const rule = lc.rules.add(o, await parseBody(rc, ProvisioningRuleCreate, { reason: "ADMIN_INVALID" }));
       return { status: 201, body: rule };
     },
     auth,
   );
   admin.get(
     "/orgs/:org/provisioning",
-    (rc) => ({ status: 200, body: { items: lc.listRules(org(rc.params.org!)) } }),
+    (rc) => ({ status: 200, body: { items: lc.rules.list(org(rc.params.org!)) } }),
     auth,
   );
   admin.delete(
     "/orgs/:org/provisioning",
     (rc) => {
-      lc.clearRules(org(rc.params.org!));
+      lc.rules.clear(org(rc.params.org!));
       return { status: 204 };
     },
     auth,
@@ -99,14 +102,14 @@ export function registerAdminRoutes(ctx: ServerContext): void {
     async (rc) => {
       const o = org(rc.params.org!);
       const body = await parseBody(rc, CreditsBody, { reason: "ADMIN_INVALID" });
-      lc.setCredits(o, body.balance);
-      return { status: 200, body: { org: o, balance: lc.credits(o) } };
+      setCredits(lc.store, o, body.balance);
+      return { status: 200, body: { org: o, balance: credits(lc.store, o) } };
     },
     auth,
   );
   admin.get(
     "/orgs/:org/credits",
-    (rc) => ({ status: 200, body: { org: rc.params.org, balance: lc.credits(org(rc.params.org!)) } }),
+    (rc) => ({ status: 200, body: { org: rc.params.org, balance: credits(lc.store, org(rc.params.org!)) } }),
     auth,
   );
 }

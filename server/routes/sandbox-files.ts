@@ -2,9 +2,10 @@ import { LIMITS } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RequestContext } from "../http/router.ts";
-import type { SandboxService } from "../sandbox-service.ts";
+import type { SandboxService } from "../sandbox/service.ts";
 import type { FileStream } from "../sandbox/runtime.ts";
 import { readFileUpload } from "./file-upload.ts";
+import { runOn, sandboxRoute, targetOf } from "./sandbox-http.ts";
 
 const FILES = "/orgs/:org/workloads/:uid/files";
 
@@ -107,13 +108,14 @@ export function registerSandboxFileRoutes(ctx: ServerContext, svc: SandboxServic
 
   router.get(
     FILES,
-    svc.route(async (rc) => {
-      const t = svc.targetOf(rc, "read files of", "running");
+    sandboxRoute(svc, async (rc) => {
+      const t = targetOf(svc, rc, "read files of", "running");
       for (const k of rc.query.keys())
         if (k !== "path")
           throw new ApiError("INVALID_QUERY", `unknown query parameter ${k} (files takes path)`);
       const path = checkPath(rc.query.get("path") ?? undefined, "path");
-      await svc.busy(
+      await runOn(
+        svc,
         t,
         async () => {
           const file = await t.rt.openFile(t.live.id, path);
@@ -127,10 +129,10 @@ export function registerSandboxFileRoutes(ctx: ServerContext, svc: SandboxServic
 
   router.put(
     FILES,
-    svc.route(async (rc) => {
-      const t = svc.targetOf(rc, "write files of", "running");
+    sandboxRoute(svc, async (rc) => {
+      const t = targetOf(svc, rc, "write files of", "running");
       const { path, data } = await readFileBody(rc);
-      await svc.busy(t, () => t.rt.writeFile(t.live.id, path, data), "file");
+      await runOn(svc, t, () => t.rt.writeFile(t.live.id, path, data), "file");
       return { status: 204 };
     }),
   );

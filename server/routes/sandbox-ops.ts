@@ -4,10 +4,12 @@ import { ApiError, violationError } from "../http/errors.ts";
 import { parseBody } from "../http/io.ts";
 import { NEXT } from "../http/router.ts";
 import type { SandboxTemplateRecord } from "../records.ts";
-import type { SandboxService } from "../sandbox-service.ts";
+import type { SandboxService } from "../sandbox/service.ts";
 import { newUid } from "../util.ts";
 import { sandboxTemplateView, workloadOperation } from "../views.ts";
-import { Workloads } from "../workloads.ts";
+import { WorkloadService } from "../workloads.ts";
+import { runOn, sandboxApiError, sandboxRoute, targetOf } from "./sandbox-http.ts";
+import { costPerHour } from "../billing.ts";
 
 const W = "/orgs/:org/workloads/:uid";
 
@@ -21,7 +23,7 @@ export function forkName(parent: string): string {
 /** Deploy pool, freeze, thaw, fork, publish and exec of sandboxes. */
 export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService): void {
   const { router, lifecycle: lc, store } = ctx;
-  const workloads = new Workloads(lc);
+  const workloads = new WorkloadService(lc);
 
   // The generic deploy route answers; this notes the pool (X-Deployment-Type) the deploy targets.
   router.post(
@@ -35,25 +37,29 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
 
   router.post(
     `${W}/freeze`,
-    svc.route(async (rc) => {
-      const t = svc.targetOf(rc, "freeze", "deployed");
-      await svc.freeze(t);
+    sandboxRoute(svc, async (rc) => {
+      const t = targetOf(svc, rc, "freeze", "deployed");
+      await svc.freeze(t).catch((e: unknown) => {
+        throw sandboxApiError(svc, e, t);
+      });
       return { status: 200, body: workloadOperation(lc, t.w) };
     }),
   );
 
   router.post(
     `${W}/thaw`,
-    svc.route(async (rc) => {
-      const t = svc.targetOf(rc, "thaw", "deployed");
-      await svc.thaw(t);
+    sandboxRoute(svc, async (rc) => {
+      const t = targetOf(svc, rc, "thaw", "deployed");
+      await svc.thaw(t).catch((e: unknown) => {
+        throw sandboxApiError(svc, e, t);
+      });
       return { status: 200, body: workloadOperation(lc, t.w) };
     }),
   );
 
   router.post(
     `${W}/fork`,
-    svc.route(async (rc) => {
+    sandboxRoute(svc, async (rc) => {
       const pool = svc.poolOf(rc.deploymentType);
       const parent = svc.target(rc.org, rc.params.uid!, pool, "fork", "running");
       const body = await parseBody(rc, ForkBody, { optional: true });
@@ -95,8 +101,8 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
 
   router.post(
     `${W}/publish`,
-    svc.route(async (rc) => {
-      const t = svc.targetOf(rc, "publish", "running");
+    sandboxRoute(svc, async (rc) => {
+      const t = targetOf(svc, rc, "publish", "running");
       const body = await parseBody(rc, PublishBody, { reason: "SANDBOX_TEMPLATE_INVALID" });
       const src = svc.template(t.w);
       const now = lc.now();
@@ -109,7 +115,7 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
         kind: "USER",
         status: "PENDING",
         resource_name: src?.resource_name ?? t.w.resource_name,
-        cost_per_hour: src?.cost_per_hour ?? lc.costPerHour(t.w),
+        cost_per_hour: src?.cost_per_hour ?? costPerHour(lc.store, t.w),
         frozen_cost_per_hour: src?.frozen_cost_per_hour ?? 0,
         desktop: Boolean(src?.desktop),
         source_workload_uid: t.w.uid,
@@ -125,7 +131,7 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
   // Sandbox exec ({ cmd } -> { stdout, stderr, code, timed_out }); other types go on to RENTAL exec.
   router.post(
     `${W}/exec`,
-    svc.route(async (rc) => {
+    sandboxRoute(svc, async (rc) => {
       const w = store.workloads.getIn(rc.org, rc.params.uid!);
       if (!w || w.type !== "SANDBOX") return NEXT;
       const t = svc.target(rc.org, w.uid, svc.poolOf(rc.deploymentType), "exec in", "running");
@@ -133,7 +139,7 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
       if (body.cmd.includes("\0"))
         throw new ApiError("WORKLOAD_EXEC_INVALID", "cmd must not contain NUL characters");
       const timeout = body.timeout_sec ?? LIMITS.execTimeoutDefaultSec;
-      const r = await svc.busy(t, () => t.rt.exec(t.live.id, body.cmd, timeout));
+      const r = await runOn(svc, t, () => t.rt.exec(t.live.id, body.cmd, timeout));
       return {
         status: 200,
         body: { stdout: r.stdout, stderr: r.stderr, code: r.code, timed_out: r.timedOut },

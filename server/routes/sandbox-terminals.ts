@@ -3,8 +3,9 @@ import { LIMITS, TERMINAL_ID, type Reason, type TerminalSession } from "../../ap
 import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RequestContext } from "../http/router.ts";
-import type { SandboxService } from "../sandbox-service.ts";
+import type { SandboxService } from "../sandbox/service.ts";
 import { DESKTOP_RFB_PORT, type TerminalSession as RuntimeTerminal } from "../sandbox/runtime.ts";
+import { sandboxApiError, sandboxRoute, targetOf } from "./sandbox-http.ts";
 
 const W = "/orgs/:org/workloads/:uid";
 
@@ -63,7 +64,7 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
 
   router.post(
     `${W}/access-tickets`,
-    svc.route(async (rc) => {
+    sandboxRoute(svc, async (rc) => {
       const pool = svc.poolOf(rc.deploymentType);
       const t = svc.target(rc.org, rc.params.uid!, pool, "mint access tickets for", "deployed");
       const body = await intFields(
@@ -80,20 +81,20 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
 
   router.get(
     `${W}/terminals`,
-    svc.route((rc) => {
-      const t = svc.targetOf(rc, "list terminals of", "deployed");
+    sandboxRoute(svc, (rc) => {
+      const t = targetOf(svc, rc, "list terminals of", "deployed");
       try {
         return { status: 200, body: t.rt.listTerminals(t.live.id) };
       } catch (e) {
-        throw svc.apiError(e, t);
+        throw sandboxApiError(svc, e, t);
       }
     }),
   );
 
   router.post(
     `${W}/terminals`,
-    svc.route(async (rc) => {
-      const t = svc.targetOf(rc, "open a terminal in", "running");
+    sandboxRoute(svc, async (rc) => {
+      const t = targetOf(svc, rc, "open a terminal in", "running");
       const body = await intFields(
         rc,
         ["cols", "rows"],
@@ -109,25 +110,25 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
         );
         return { status: 201, body: terminalView(term) };
       } catch (e) {
-        throw svc.apiError(e, t, "terminal");
+        throw sandboxApiError(svc, e, t, "terminal");
       }
     }),
   );
 
   router.delete(
     `${W}/terminals/:terminal`,
-    svc.route((rc) => {
+    sandboxRoute(svc, (rc) => {
       const id = rc.params.terminal!;
       if (!TERMINAL_ID.test(id))
         throw new ApiError(
           "INVALID_PATH",
           `terminal_id must be 1-${LIMITS.terminalIdMax} letters, digits, dots, underscores or hyphens`,
         );
-      const t = svc.targetOf(rc, "close a terminal of", "running");
+      const t = targetOf(svc, rc, "close a terminal of", "running");
       try {
         t.rt.closeTerminal(t.live.id, id);
       } catch (e) {
-        throw svc.apiError(e, t, "terminal");
+        throw sandboxApiError(svc, e, t, "terminal");
       }
       return { status: 204 };
     }),
@@ -135,8 +136,8 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
 
   router.get(
     `${W}/desktop`,
-    svc.route((rc) => {
-      const t = svc.targetOf(rc, "describe the desktop of", "present");
+    sandboxRoute(svc, (rc) => {
+      const t = targetOf(svc, rc, "describe the desktop of", "present");
       if (!t.live.desktop) return { status: 200, body: { available: false } };
       let listening = false;
       try {

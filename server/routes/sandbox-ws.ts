@@ -6,8 +6,9 @@ import { TERMINAL_ID } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { bearer, checkWebSocketHandshake, writeSocketError } from "../http/server.ts";
-import type { LiveSandbox, Pool, SandboxService } from "../sandbox-service.ts";
+import type { LiveSandbox, Pool, SandboxService } from "../sandbox/service.ts";
 import type { TerminalSession } from "../sandbox/runtime.ts";
+import { sandboxApiError } from "./sandbox-http.ts";
 
 const TERMINAL_WS = /^\/orgs\/([^/]+)\/workloads\/([^/]+)\/terminals\/([^/]+)\/ws\/?$/;
 const DESKTOP_WS = /^\/orgs\/([^/]+)\/workloads\/([^/]+)\/desktop\/ws\/?$/;
@@ -112,7 +113,7 @@ export function registerSandboxWebSockets(ctx: ServerContext, svc: SandboxServic
     try {
       sock = await t.rt.connectDesktop(t.live.id, DESKTOP_WAIT_MS);
     } catch (e) {
-      throw svc.apiError(e, t);
+      throw sandboxApiError(svc, e, t);
     }
     let taken = false;
     if (!socket.destroyed)

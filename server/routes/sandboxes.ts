@@ -1,5 +1,5 @@
 import type { ServerContext } from "../context.ts";
-import { SandboxService } from "../sandbox-service.ts";
+import { SandboxService } from "../sandbox/service.ts";
 import { registerSandboxFileRoutes } from "./sandbox-files.ts";
 import { registerSandboxOpRoutes } from "./sandbox-ops.ts";
 import { registerSandboxTerminalRoutes } from "./sandbox-terminals.ts";

@@ -6,6 +6,7 @@ import type { VolumeRecord } from "../records.ts";
 import { newUid } from "../util.ts";
 import { volumeState, volumeView } from "../views.ts";
 import { isLive } from "../workloads.ts";
+import { inventoryItem } from "../capacity.ts";
 
 /** Volumes (spec 4.5). Delete is a hard delete; a volume attached to a live workload is refused (409). */
 export function registerVolumeRoutes(ctx: ServerContext): void {
@@ -18,7 +19,7 @@ export function registerVolumeRoutes(ctx: ServerContext): void {
 
   router.post("/orgs/:org/volumes", async (rc) => {
     const body = await parseBody(rc, VolumeCreate, { reason: "VOLUME_INVALID" });
-    const item = lc.inventory(body.resource_name);
+    const item = inventoryItem(lc.store, body.resource_name);
     if (!item)
       throw new ApiError(
         "VOLUME_INVALID",
@@ -48,7 +49,7 @@ export function registerVolumeRoutes(ctx: ServerContext): void {
     };
     store.transaction(() => {
       store.volumes.put(v);
-      lc.recordVolumeEvent(v, {
+      lc.volumes.recordVolumeEvent(v, {
         event_type: "CREATED",
         old_status: null,
         new_status: "registered",
@@ -127,7 +128,7 @@ export function registerVolumeRoutes(ctx: ServerContext): void {
       );
     }
     store.transaction(() => {
-      lc.recordVolumeEvent(v, {
+      lc.volumes.recordVolumeEvent(v, {
         event_type: "DELETED",
         old_status: v.status,
         new_status: "deleted",

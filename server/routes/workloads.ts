@@ -5,7 +5,6 @@ import {
   PageQuery,
   VerifyBody,
   WorkloadListQuery,
-  redeploys,
   type WorkloadEvent,
 } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
@@ -16,14 +15,17 @@ import type { WorkloadRecord } from "../records.ts";
 import type { StoredEvent } from "../store.ts";
 import { sha256Hex } from "../util.ts";
 import { workloadFull, workloadOperation, workloadState } from "../views.ts";
-import { Workloads } from "../workloads.ts";
+import { simulateExec } from "../exec-simulator.ts";
+import { WorkloadAttachments } from "../workload-attachments.ts";
+import { WorkloadService } from "../workloads.ts";
 
 const W = "/orgs/:org/workloads/:uid";
 
 /** Workload routes of spec 4.1 (sandbox-only operations live in the sandbox module). */
 export function registerWorkloadRoutes(ctx: ServerContext): void {
   const { router, lifecycle: lc, store } = ctx;
-  const workloads = new Workloads(lc);
+  const workloads = new WorkloadService(lc);
+  const attachments = new WorkloadAttachments(lc, workloads);
   const op = (w: WorkloadRecord) => workloadOperation(lc, w);
 
   router.get("/orgs/:org/workloads/vm-images", () => ({ status: 200, body: store.seed.vm_images }));
@@ -184,131 +186,23 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
   router.put(`${W}/volumes/:volume`, async (rc) => {
     const w = workloads.getLive(rc.org, rc.params.uid!, "attach a volume to");
     const body = await parseBody(rc, AttachVolumeBody);
-    if (w.type !== "RENTAL")
-      throw new ApiError(
-        "WORKLOAD_OPERATION_UNSUPPORTED",
-        `volumes can only be attached to RENTAL workloads (workload ${w.uid} is ${w.type})`,
-      );
-    const v = store.volumes.getIn(rc.org, rc.params.volume!);
-    if (!v) throw new ApiError("VOLUME_NOT_FOUND", `volume ${rc.params.volume} not found`);
-    workloads.checkVolumeFree(v.uid, v.workload_uid, w.uid);
-    const clash = w.volumes.find((m) => m.mount_path === body.mount_path && m.uid !== v.uid);
-    if (clash)
-      throw new ApiError(
-        "WORKLOAD_FIELD_INVALID",
-        `mount_path ${body.mount_path} is used by volume ${clash.uid}`,
-      );
-    const mount = { uid: v.uid, mount_path: body.mount_path, read_only: body.read_only ?? false };
-    const existing = w.volumes.find((m) => m.uid === v.uid);
-    const changed =
-      !existing || existing.mount_path !== mount.mount_path || existing.read_only !== mount.read_only;
-    if (changed) {
-      const redeploy = redeploys(w.type, w.status, ["volumes"]);
-      if (redeploy) lc.assertCanRedeploy(w);
-      const old = w.volumes;
-      w.volumes = existing ? w.volumes.map((m) => (m.uid === v.uid ? mount : m)) : [...w.volumes, mount];
-      store.transaction(() => {
-        w.updated_at = lc.now();
-        workloads.remount(w, old, w.volumes);
-        store.workloads.put(w);
-        lc.recordEvent(w, {
-          event_type: "VOLUME_ATTACHED",
-          reason: "VolumeAttached",
-          message: `volume ${v.uid} mounted at ${mount.mount_path}`,
-        });
-        if (redeploy) lc.redeploy(w);
-      });
-    }
-    return {
-      status: 200,
-      body: {
-        workload_uid: w.uid,
-        volume_uid: v.uid,
-        mount_path: mount.mount_path,
-        read_only: mount.read_only,
-      },
-    };
+    return { status: 200, body: attachments.attachVolume(w, rc.params.volume!, body) };
   });
 
   router.delete(`${W}/volumes/:volume`, (rc) => {
     const w = workloads.getLive(rc.org, rc.params.uid!, "detach a volume from");
-    const mount = w.volumes.find((m) => m.uid === rc.params.volume);
-    if (!mount)
-      throw new ApiError(
-        "WORKLOAD_VOLUME_NOT_ATTACHED",
-        `volume ${rc.params.volume} is not attached to workload ${w.uid}`,
-      );
-    const redeploy = redeploys(w.type, w.status, ["volumes"]);
-    if (redeploy) lc.assertCanRedeploy(w);
-    const old = w.volumes;
-    w.volumes = w.volumes.filter((m) => m.uid !== mount.uid);
-    store.transaction(() => {
-      w.updated_at = lc.now();
-      workloads.remount(w, old, w.volumes);
-      store.workloads.put(w);
-      lc.recordEvent(w, {
-        event_type: "VOLUME_DETACHED",
-        reason: "VolumeDetached",
-        message: `volume ${mount.uid} detached`,
-      });
-      if (redeploy) lc.redeploy(w);
-    });
+    attachments.detachVolume(w, rc.params.volume!);
     return { status: 204 };
   });
 
   router.put(`${W}/ssh-keys/:key`, async (rc) => {
     const w = workloads.getLive(rc.org, rc.params.uid!, "attach an SSH key to");
-    const key = store.sshKeys.getIn(rc.org, rc.params.key!);
-    if (!key) throw new ApiError("SSH_KEY_NOT_FOUND", `SSH key ${rc.params.key} not found`);
-    if (!w.ssh_keys.includes(key.uid)) {
-      const redeploy = redeploys(w.type, w.status, ["ssh_keys"]);
-      if (redeploy) lc.assertCanRedeploy(w);
-      const before = structuredClone(w);
-      w.ssh_keys = [...w.ssh_keys, key.uid];
-      w.updated_at = lc.now();
-      store.transaction(() => {
-        store.workloads.put(w);
-        lc.recordEvent(w, {
-          event_type: "SSH_KEY_ATTACHED",
-          reason: "SshKeyAttached",
-          message: `SSH key ${key.uid} attached`,
-        });
-        if (redeploy) lc.redeploy(w);
-      });
-      if (w.type === "SANDBOX") await lc.hooks.onUpdate?.(before, w);
-    }
-    return { status: 200, body: { workload_uid: w.uid, ssh_key_uid: key.uid } };
+    return { status: 200, body: await attachments.attachSshKey(w, rc.params.key!) };
   });
 
   router.delete(`${W}/ssh-keys/:key`, async (rc) => {
     const w = workloads.getLive(rc.org, rc.params.uid!, "detach an SSH key from");
-    const uid = rc.params.key!;
-    if (!w.ssh_keys.includes(uid))
-      throw new ApiError(
-        "WORKLOAD_SSH_KEY_NOT_ATTACHED",
-        `SSH key ${uid} is not attached to workload ${w.uid}`,
-      );
-    if (w.type === "BM" && w.ssh_keys.length === 1) {
-      throw new ApiError(
-        "WORKLOAD_BM_SSH_KEYS_REQUIRED",
-        `ssh_keys must keep at least one SSH key for BM workloads; ${uid} is the last one`,
-      );
-    }
-    const redeploy = redeploys(w.type, w.status, ["ssh_keys"]);
-    if (redeploy) lc.assertCanRedeploy(w);
-    const before = structuredClone(w);
-    w.ssh_keys = w.ssh_keys.filter((k) => k !== uid);
-    w.updated_at = lc.now();
-    store.transaction(() => {
-      store.workloads.put(w);
-      lc.recordEvent(w, {
-        event_type: "SSH_KEY_DETACHED",
-        reason: "SshKeyDetached",
-        message: `SSH key ${uid} detached`,
-      });
-      if (redeploy) lc.redeploy(w);
-    });
-    if (w.type === "SANDBOX") await lc.hooks.onUpdate?.(before, w);
+    await attachments.detachSshKey(w, rc.params.key!);
     return { status: 204 };
   });
 }
@@ -379,54 +273,4 @@ export function streamLogs(
   lc.on("workload-event", onEvent);
   req.on("close", finish);
   res.on("close", finish);
-}
-
-// ---- exec simulation ----------------------------------------------------------------------
-
-/** What a RENTAL exec prints: a few common commands are simulated, anything else is acknowledged. */
-export function simulateExec(w: WorkloadRecord, argv: string[], lc: Lifecycle): string[] {
-  const [cmd, ...args] = argv as [string, ...string[]];
-  const envs = [...w.envs.map((e) => `${e.name}=${e.value}`), `HOSTNAME=${w.name}`];
-  switch (cmd) {
-    case "echo":
-      return [args.join(" ")];
-    case "env":
-    case "printenv":
-      if (args.length)
-        return args
-          .map((a) => w.envs.find((e) => e.name === a)?.value ?? (a === "HOSTNAME" ? w.name : ""))
-          .filter((x) => x !== "");
-      return envs;
-    case "hostname":
-      return [w.name];
-    case "whoami":
-      return ["root"];
-    case "id":
-      return ["uid=0(root) gid=0(root) groups=0(root)"];
-    case "pwd":
-      return ["/"];
-    case "date":
-      return [lc.now()];
-    case "true":
-      return [];
-    case "uname":
-      return [args.includes("-a") ? `Linux ${w.name} 6.1.0-cws #1 SMP x86_64 GNU/Linux` : "Linux"];
-    case "cat":
-      if (args[0] === "/etc/hostname") return [w.name];
-      break;
-    case "ls":
-      if (args.length === 0 || args[0] === "/")
-        return [
-          "bin",
-          "etc",
-          "home",
-          "root",
-          "tmp",
-          "usr",
-          "var",
-          ...w.volumes.map((v) => v.mount_path.split("/")[1]!),
-        ];
-      break;
-  }
-  return [`cws-reference: ran '${argv.join(" ")}' in container ${w.name} (simulated, no output)`];
 }

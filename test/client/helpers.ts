@@ -1,32 +1,16 @@
 /** Helpers of the client tests: an in-process reference server, clients pointed at it, a stub server. */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { expect } from "vitest";
 import { CwsClient, type CwsClientOptions } from "../../client/index.ts";
-import { startServer } from "../../server/index.ts";
+import { startTestServer as startServer, type TestServer } from "../helpers/server.ts";
 
 export const ORG = "demo";
 export const TOKEN = "demo-token";
-export const ADMIN_TOKEN = "admin-token";
+export { ADMIN_TOKEN } from "../helpers/server.ts";
 
-export type TestServer = Awaited<ReturnType<typeof startServer>> & { stop(): Promise<void> };
+export type { TestServer };
 
-export async function startTestServer(opts: { provisionDelayMs?: number } = {}): Promise<TestServer> {
-  const sandboxRoot = mkdtempSync(join(tmpdir(), "cws-client-test-"));
-  const server = await startServer({
-    port: 0,
-    provisionDelayMs: opts.provisionDelayMs ?? 30,
-    sandboxRoot,
-    log: () => {},
-  });
-  return {
-    ...server,
-    async stop() {
-      await server.close();
-      rmSync(sandboxRoot, { recursive: true, force: true });
-    },
-  };
+export function startTestServer(opts: { provisionDelayMs?: number } = {}): Promise<TestServer> {
+  return startServer({ provisionDelayMs: 30, ...opts, tempSandboxRoot: "cws-client-test-", log: () => {} });
 }
 
 /** A client of the demo org with strict response checking and fast retries. */
@@ -42,25 +26,7 @@ export function testClient(server: { baseUrl: string }, opts: CwsClientOptions =
   });
 }
 
-/** A call to the server's admin surface. */
-export async function admin<T = unknown>(
-  server: { adminUrl: string },
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<T> {
-  const res = await fetch(`${server.adminUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_TOKEN}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+export { admin } from "../helpers/http.ts";
 
 /** Awaits `p`, expects it to reject with an instance of `cls`, and returns the error. */
 export async function rejection<E extends Error>(

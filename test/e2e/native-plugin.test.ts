@@ -65,7 +65,8 @@ describe("native plugin: every kind through pulumi-resource-cws", () => {
   let server: Server & { stop(): Promise<void> };
   let s: OfflineStack;
   beforeAll(async () => {
-    server = await testServer();
+    // Deploys take long enough that the update's wait for running is always seen on the line.
+    server = await testServer({ provisionDelayMs: 1500 });
     s = await nativeStack(server, "native-kinds", program);
   });
   afterAll(async () => {

@@ -1,32 +1,18 @@
 /** End-to-end helpers: an embedded reference server and Pulumi stacks pointed at it. */
 import type { ConfigMap, PulumiFn } from "@pulumi/pulumi/automation/index.js";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { offlineStack, type OfflineStack } from "../../scripts/offline-stack.ts";
 import { pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
-import { startServer } from "../../server/index.ts";
-import { admin } from "../client/helpers.ts";
+import { admin } from "./http.ts";
+import { DEMO_TOKEN, startTestServer, type Server, type TestServer } from "./server.ts";
 
-export { admin };
+export { admin, api } from "./http.ts";
+export { DEMO_TOKEN, type Server } from "./server.ts";
 
-export type Server = Awaited<ReturnType<typeof startServer>>;
-
-export const DEMO_TOKEN = "demo-token";
-
-export async function testServer(
-  opts: { provisionDelayMs?: number } = {},
-): Promise<Server & { stop(): Promise<void> }> {
-  const sandboxRoot = mkdtempSync(join(tmpdir(), "cws-sandboxes-"));
-  const server = await startServer({ port: 0, provisionDelayMs: opts.provisionDelayMs ?? 50, sandboxRoot });
-  return {
-    ...server,
-    async stop() {
-      await server.close();
-      rmSync(sandboxRoot, { recursive: true, force: true });
-    },
-  };
+export function testServer(opts: { provisionDelayMs?: number } = {}): Promise<TestServer> {
+  return startTestServer({ provisionDelayMs: 50, ...opts, tempSandboxRoot: "cws-sandboxes-" });
 }
 
 export function stackConfig(server: Server, org = "demo", token = DEMO_TOKEN): ConfigMap {
@@ -58,26 +44,6 @@ export interface LiveResources {
 /** Every live resource of an org, as the admin listing reports it. */
 export function liveResources(server: Server, org = "demo"): Promise<LiveResources> {
   return admin<LiveResources>(server, "GET", `/orgs/${org}/resources`);
-}
-
-/** A call to the public API as the demo org. */
-export async function api<T = unknown>(
-  server: Server,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<T> {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${DEMO_TOKEN}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
 }
 
 /** `pulumi stack export` as a user runs it (no --show-secrets), and every file of the backend. */

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer } from "../../server/index.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 describe("dashboard: page and JSON access", () => {
-  let server: Awaited<ReturnType<typeof startServer>>;
+  let server: TestServer;
   let uid: string;
   const get = (path: string, token?: string) =>
     fetch(`${server.origin}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   beforeAll(async () => {
-    server = await startServer({ port: 0, provisionDelayMs: 10, adminToken: "admin-secret" });
+    server = await startTestServer({ provisionDelayMs: 10, adminToken: "admin-secret" });
     const res = await fetch(`${server.baseUrl}/orgs/demo/workloads`, {
       method: "POST",
       headers: { authorization: "Bearer demo-token", "content-type": "application/json" },

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, create, PUBLIC_KEY, rental, start, vm, type TestServer } from "./helpers.ts";
-import { deploySandbox, headless } from "./sandbox-helpers.ts";
+import { deploySandbox, headless } from "./sandbox/helpers.ts";
 
 const RUNS = Number(process.env.CWS_FUZZ_RUNS ?? 10_000);
 const REQUEST_TIMEOUT_MS = 5_000;

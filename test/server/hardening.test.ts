@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "../../server/index.ts";
 import { Store } from "../../server/store.ts";
 import { call, create, expectError, PUBLIC_KEY, rental, start, vm, type TestServer } from "./helpers.ts";
-import { deploySandbox, sb, sh, startSandboxServer, type SandboxServer } from "./sandbox-helpers.ts";
+import { deploySandbox, sb, sh, startSandboxServer, type SandboxServer } from "./sandbox/helpers.ts";
 
 interface RawRes {
   status: number;

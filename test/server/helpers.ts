@@ -1,70 +1,20 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-/** Helpers of the reference-server conformance tests: an in-process server and a tiny JSON caller. */
-import { startServer, type ServerOptions } from "../../server/index.ts";
+/** Helpers of the reference-server conformance tests: workload bodies, create, deploy, wait. */
+import type { ServerOptions } from "../../server/index.ts";
+import { call, type Res } from "../helpers/http.ts";
+import { ADMIN_TOKEN, DEMO_TOKEN, OTHER_TOKEN, startTestServer, type TestServer } from "../helpers/server.ts";
 
-export type TestServer = Awaited<ReturnType<typeof startServer>>;
+export type { TestServer };
+export { adminCall, call, type Res } from "../helpers/http.ts";
 
-export const DEMO = "demo-token";
-export const OTHER = "other-token";
-export const ADMIN = "admin-token";
+export const DEMO = DEMO_TOKEN;
+export const OTHER = OTHER_TOKEN;
+export const ADMIN = ADMIN_TOKEN;
 export const PUBLIC_KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx test@cws";
 
 export function start(opts: ServerOptions = {}): Promise<TestServer> {
-  return startServer({ port: 0, provisionDelayMs: 20, ...opts });
-}
-
-export interface Res<T = any> {
-  status: number;
-  body: T;
-  text: string;
-  headers: Headers;
-}
-
-/** A request to the API (`path` after /v3); JSON in, JSON (or text) out. */
-export async function call<T = any>(
-  s: TestServer,
-  method: string,
-  path: string,
-  body?: unknown,
-  opts: { token?: string | null; headers?: Record<string, string>; raw?: string } = {},
-): Promise<Res<T>> {
-  const headers: Record<string, string> = { ...opts.headers };
-  const token = opts.token === undefined ? DEMO : opts.token;
-  if (token) headers.authorization = `Bearer ${token}`;
-  let payload: string | undefined = opts.raw;
-  if (body !== undefined) {
-    payload = JSON.stringify(body);
-    headers["content-type"] ??= "application/json";
-  }
-  const res = await fetch(`${s.baseUrl}${path}`, { method, headers, body: payload });
-  const text = await res.text();
-  let parsed: unknown = text;
-  if ((res.headers.get("content-type") ?? "").includes("application/json") && text) parsed = JSON.parse(text);
-  return { status: res.status, body: parsed as T, text, headers: res.headers };
-}
-
-export async function adminCall<T = any>(
-  s: TestServer,
-  method: string,
-  path: string,
-  body?: unknown,
-  token = ADMIN,
-): Promise<Res<T>> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${s.adminUrl}${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    body: (text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text) as T,
-    text,
-    headers: res.headers,
-  };
+  return startTestServer(opts);
 }
 
 /** Expects an error body with this status and reason; returns the message. */
@@ -77,6 +27,7 @@ export function expectError(res: Res, status: number, reason: string): string {
   return res.body.error as string;
 }
 
+/** Polls a workload's state until it has `status`; with failOnError, a workload in error fails at once. */
 export async function waitForStatus(
   s: TestServer,
   uid: string,
@@ -84,13 +35,15 @@ export async function waitForStatus(
   org = "demo",
   token = DEMO,
   timeoutMs = 3000,
+  opts: { intervalMs?: number; failOnError?: boolean } = {},
 ): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   let last: any;
   while (Date.now() < deadline) {
     last = (await call(s, "GET", `/orgs/${org}/workloads/${uid}/state`, undefined, { token })).body;
     if (last.status === status) return last;
-    await new Promise((r) => setTimeout(r, 10));
+    if (opts.failOnError && last.status === "error" && status !== "error") break;
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 10));
   }
   throw new Error(`workload ${uid} did not reach ${status}; last state ${JSON.stringify(last)}`);
 }

@@ -4,17 +4,17 @@ type SpecData = Record<string, unknown>;
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer } from "../../server/index.ts";
 import type { OpenApiDocument, OpenApiOperation } from "../../server/openapi/document.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-type Server = Awaited<ReturnType<typeof startServer>>;
+type Server = TestServer;
 const DEMO = { authorization: "Bearer demo-token" };
 
 describe("OpenAPI document", () => {
   let server: Server;
   let doc: OpenApiDocument;
   beforeAll(async () => {
-    server = await startServer({ port: 0, provisionDelayMs: 20 });
+    server = await startTestServer();
     const res = await fetch(`${server.baseUrl}/openapi.json`);
     expect(res.status).toBe(200);
     doc = (await res.json()) as OpenApiDocument;

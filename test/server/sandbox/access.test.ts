@@ -2,7 +2,7 @@
 // Access tickets, terminals over WebSocket and the desktop (RFB) on real sandboxes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type WebSocket from "ws";
-import { call, create, expectError, OTHER, type TestServer } from "./helpers.ts";
+import { call, create, expectError, OTHER, type TestServer } from "../helpers.ts";
 import {
   deploySandbox,
   handshake,
@@ -14,7 +14,7 @@ import {
   until,
   wsUrl,
   type SandboxServer,
-} from "./sandbox-helpers.ts";
+} from "./helpers.ts";
 
 let srv: SandboxServer;
 let s: TestServer;

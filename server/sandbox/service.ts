@@ -3,25 +3,29 @@ import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { ServerContext } from "./context.ts";
-import { ApiError } from "./http/errors.ts";
-import { NEXT, type Handler, type RequestContext } from "./http/router.ts";
-import type { SandboxTemplateRecord, WorkloadRecord } from "./records.ts";
-import { bubblewrapStatus, SandboxError, SandboxRuntime } from "./sandbox/runtime.ts";
+import type { ServerContext } from "../context.ts";
+import { ApiError } from "../http/errors.ts";
+import type { SandboxTemplateRecord, WorkloadRecord } from "../records.ts";
+import { bubblewrapStatus, SandboxError, SandboxRuntime } from "./runtime.ts";
+import { AccessTickets, type Pool } from "./tickets.ts";
 
 /**
  * The sandbox service: two independent sandbox pools (X-Deployment-Type master and shadow), each a
  * SandboxRuntime, and what ties SANDBOX workloads to them: deploy, delete, SSH keys, idle and TTL
- * timers, access tickets, published snapshots. Routes (server/routes/sandbox-*.ts) use it.
+ * timers, access tickets, published snapshots. Routes (server/routes/sandbox-*.ts) use it; they
+ * translate requests into its calls and runtime failures into API errors (routes/sandbox-errors.ts).
+ * Its own rule violations are ApiErrors with the spec's codes, as in the other services.
+ *
+ * Over 400 lines because deploy and delete hooks, targets, freeze and thaw, publish and the
+ * timers all act on the one map of live sandboxes and change together; access tickets are in
+ * tickets.ts, HTTP in routes/sandbox-http.ts.
  */
 
-export type Pool = "master" | "shadow";
+export type { Pool } from "./tickets.ts";
 export const POOLS: readonly Pool[] = ["master", "shadow"];
 
 /** How often idle timeouts, TTLs, crashed sandboxes and expired tickets are checked. */
 export const SWEEP_INTERVAL_MS = 500;
-/** How long an expired access ticket is remembered (to answer "expired" rather than "unknown"). */
-const TICKET_GRACE_MS = 5 * 60_000;
 /** Live terminals per sandbox (429 WORKLOAD_SANDBOX_SESSION_LIMIT beyond). */
 export const MAX_TERMINALS = 8;
 
@@ -43,13 +47,6 @@ export interface LiveSandbox {
   /** SSH key UID -> public key installed in the guest. */
   keys: Map<string, string>;
   keyLock: Promise<void>;
-}
-
-interface TicketEntry {
-  org: string;
-  uid: string;
-  pool: Pool;
-  expiresAt: number;
 }
 
 /** Where the target of an operation must be. */
@@ -79,7 +76,7 @@ export class SandboxService {
   private readonly deployPool = new Map<string, Pool | undefined>();
   /** Child workload UID -> parent workload UID, for a deploy that is a fork. */
   private readonly forkOf = new Map<string, string>();
-  private readonly tickets = new Map<string, TicketEntry>();
+  private readonly tickets: AccessTickets;
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping = false;
   private sweeps = 0;
@@ -87,6 +84,7 @@ export class SandboxService {
 
   constructor(ctx: ServerContext) {
     this.ctx = ctx;
+    this.tickets = new AccessTickets(ctx.clock);
     this.ownsRoot = !ctx.options.sandboxRoot;
     // Without sandboxRoot: a private temporary directory, created by the first sandbox (so that a
     // server that runs none leaves nothing behind) and removed on close.
@@ -115,11 +113,6 @@ export class SandboxService {
    */
   active(): boolean {
     return this.lc.hooks.onDeploy === this.deployHook;
-  }
-
-  /** A route handler that passes the request on (NEXT) while another module owns sandboxes. */
-  route(handler: Handler): Handler {
-    return (rc) => (this.active() ? handler(rc) : NEXT);
   }
 
   /** Sets the lifecycle hooks, marks sandboxes lost by a restart, starts the sweeper. */
@@ -176,11 +169,6 @@ export class SandboxService {
    * 409 WORKLOAD_SANDBOX_UNAVAILABLE (still provisioning), 404 WORKLOAD_SANDBOX_TARGET_NOT_FOUND
    * (no runtime in the request's pool), 409 WORKLOAD_SANDBOX_INVALID_STATE (frozen, when it must run).
    */
-  /** The target of a request on `.../workloads/:uid/...`, in the pool its header selects. */
-  targetOf(rc: RequestContext, action: string, need: Need): Target {
-    return this.target(rc.org, rc.params.uid!, this.poolOf(rc.deploymentType), action, need);
-  }
-
   target(org: string, uid: string, pool: Pool, action: string, need: Need): Target {
     const w = this.sandboxWorkload(org, uid, action);
     const deployed = w.status === "running" || w.status === "frozen";
@@ -328,7 +316,7 @@ export class SandboxService {
 
   private async onDelete(w: WorkloadRecord): Promise<void> {
     this.forgetFork(w.uid);
-    for (const [k, t] of this.tickets) if (t.uid === w.uid) this.tickets.delete(k);
+    this.tickets.forgetWorkload(w.uid);
     const live = this.live.get(w.uid);
     if (live) await this.teardown(live);
   }
@@ -379,12 +367,10 @@ export class SandboxService {
   }
 
   /** Runs an operation on the sandbox; it counts as activity for the idle timeout while it runs. */
-  async busy<T>(t: Target, fn: () => Promise<T>, kind: "file" | "sandbox" = "sandbox"): Promise<T> {
+  async busy<T>(t: Target, fn: () => Promise<T>): Promise<T> {
     t.live.busy++;
     try {
       return await fn();
-    } catch (e) {
-      throw this.apiError(e, t, kind);
     } finally {
       t.live.busy--;
       t.live.activity = Date.now();
@@ -403,11 +389,7 @@ export class SandboxService {
         "WORKLOAD_SANDBOX_INVALID_STATE",
         `cannot freeze sandbox ${t.w.uid}: its status is ${t.w.status}, not running`,
       );
-    try {
-      await t.rt.freeze(t.live.id);
-    } catch (e) {
-      throw this.apiError(e, t);
-    }
+    await t.rt.freeze(t.live.id);
     const cur = this.store.workloads.get(t.w.uid);
     if (cur && cur.status === "running") this.lc.transition(cur, "frozen", { reason, message });
   }
@@ -418,11 +400,7 @@ export class SandboxService {
         "WORKLOAD_SANDBOX_INVALID_STATE",
         `cannot thaw sandbox ${t.w.uid}: its status is ${t.w.status}, not frozen`,
       );
-    try {
-      await t.rt.thaw(t.live.id);
-    } catch (e) {
-      throw this.apiError(e, t);
-    }
+    await t.rt.thaw(t.live.id);
     t.live.activity = Date.now();
     const cur = this.store.workloads.get(t.w.uid);
     if (cur && cur.status === "frozen")
@@ -456,70 +434,12 @@ export class SandboxService {
   // ---- tickets ----------------------------------------------------------------------------
 
   mintTicket(org: string, uid: string, pool: Pool, ttlSec: number): { ticket: string; expires_at: string } {
-    const ticket = randomBytes(24).toString("base64url");
-    const expiresAt = this.ctx.clock.now() + ttlSec * 1000;
-    this.tickets.set(ticket, { org, uid, pool, expiresAt });
-    return { ticket, expires_at: new Date(expiresAt).toISOString() };
+    return this.tickets.mint(org, uid, pool, ttlSec);
   }
 
   /** Consumes a ticket (whatever the outcome) and returns its pool; 401 when it does not admit org/uid now. */
   consumeTicket(ticket: string, org: string, uid: string): Pool {
-    const t = this.tickets.get(ticket);
-    this.tickets.delete(ticket);
-    if (!t)
-      throw new ApiError("WORKLOAD_ACCESS_TICKET_INVALID", "access ticket is unknown or was already used");
-    if (this.ctx.clock.now() >= t.expiresAt)
-      throw new ApiError("WORKLOAD_ACCESS_TICKET_INVALID", "access ticket has expired; mint a new one");
-    if (t.org !== org || t.uid !== uid)
-      throw new ApiError(
-        "WORKLOAD_ACCESS_TICKET_INVALID",
-        "access ticket was issued for another organization or workload",
-      );
-    return t.pool;
-  }
-
-  // ---- errors -----------------------------------------------------------------------------
-
-  /** The API error for a runtime failure of an operation on t. */
-  apiError(e: unknown, t: Target | undefined, kind: "file" | "terminal" | "sandbox" = "sandbox"): Error {
-    if (e instanceof ApiError) return e;
-    if (e instanceof SandboxError) {
-      switch (e.code) {
-        case "NOT_FOUND":
-          return new ApiError(
-            kind === "terminal" ? "WORKLOAD_TERMINAL_NOT_FOUND" : "WORKLOAD_SANDBOX_TARGET_NOT_FOUND",
-            e.message,
-          );
-        case "INVALID_PATH":
-          return new ApiError("WORKLOAD_SANDBOX_PATH_INVALID", e.message);
-        case "TOO_LARGE":
-          return new ApiError("WORKLOAD_SANDBOX_FILE_TOO_LARGE", e.message);
-        case "NO_DESKTOP":
-          return new ApiError("WORKLOAD_SANDBOX_NO_DESKTOP", e.message);
-        case "LIMIT":
-          return new ApiError("WORKLOAD_SANDBOX_SESSION_LIMIT", e.message);
-        case "INVALID_STATE": {
-          const state = t ? this.runtimeState(t.live) : undefined;
-          if (state === "frozen") return new ApiError("WORKLOAD_SANDBOX_INVALID_STATE", e.message);
-          return new ApiError("WORKLOAD_SANDBOX_UNAVAILABLE", `sandbox is not available: ${e.message}`);
-        }
-        case "UNAVAILABLE":
-          return new ApiError("WORKLOAD_SANDBOX_GATEWAY_FAILURE", `sandbox did not answer: ${e.message}`);
-      }
-    }
-    if (e instanceof TypeError) return new ApiError("INVALID_BODY", e.message);
-    // Anything else came from a sandbox that is going away (deleted or stopped meanwhile) or
-    // failed in a way the client cannot fix: never a bare 500.
-    const state = t ? this.runtimeState(t.live) : undefined;
-    if (!t || state === undefined || state === "destroying" || state === "stopped")
-      return new ApiError(
-        "WORKLOAD_SANDBOX_UNAVAILABLE",
-        `sandbox is not available: ${String((e as Error)?.message ?? e)}`,
-      );
-    return new ApiError(
-      "WORKLOAD_SANDBOX_GATEWAY_FAILURE",
-      `sandbox failed: ${String((e as Error)?.message ?? e)}`,
-    );
+    return this.tickets.consume(ticket, org, uid);
   }
 
   runtimeState(live: LiveSandbox): string | undefined {
@@ -576,8 +496,7 @@ export class SandboxService {
         }
       }
       const clock = this.ctx.clock.now();
-      // Expired tickets are kept a while, so that a late handshake is told why it is refused.
-      for (const [k, t] of this.tickets) if (clock >= t.expiresAt + TICKET_GRACE_MS) this.tickets.delete(k);
+      this.tickets.sweep(clock);
       if (++this.sweeps % 20 === 0) await this.collectSnapshots();
     } finally {
       this.sweeping = false;

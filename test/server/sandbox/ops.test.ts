@@ -5,7 +5,7 @@ import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, create, expectError, PUBLIC_KEY, rental, type TestServer } from "./helpers.ts";
+import { call, create, expectError, PUBLIC_KEY, rental, type TestServer } from "../helpers.ts";
 import {
   deploySandbox,
   exec,
@@ -15,7 +15,7 @@ import {
   startSandboxServer,
   waitState,
   type SandboxServer,
-} from "./sandbox-helpers.ts";
+} from "./helpers.ts";
 
 let srv: SandboxServer;
 let s: TestServer;

@@ -5,7 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { expect } from "vitest";
 import WebSocket from "ws";
-import { call, create, DEMO, start, type Res, type TestServer } from "./helpers.ts";
+import { call, create, DEMO, start, waitForStatus, type Res, type TestServer } from "../helpers.ts";
 
 export interface SandboxServer {
   s: TestServer;
@@ -37,7 +37,7 @@ export const headless = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-export async function waitState(
+export function waitState(
   s: TestServer,
   uid: string,
   status: string,
@@ -45,15 +45,7 @@ export async function waitState(
   org = "demo",
   token = DEMO,
 ): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  let last: any;
-  while (Date.now() < deadline) {
-    last = (await call(s, "GET", `/orgs/${org}/workloads/${uid}/state`, undefined, { token })).body;
-    if (last.status === status) return last;
-    if (last.status === "error" && status !== "error") break;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`workload ${uid} did not reach ${status}; last state ${JSON.stringify(last)}`);
+  return waitForStatus(s, uid, status, org, token, timeoutMs, { intervalMs: 25, failOnError: true });
 }
 
 /** Registers and deploys a sandbox, waits for running; returns its UID. */
@@ -179,12 +171,4 @@ export function hostPidsWith(marker: string): number[] {
   return out;
 }
 
-export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { until } from "../../helpers/wait.ts";

@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminCall, call, create, expectError, start, type TestServer } from "./helpers.ts";
+import { adminCall, call, create, expectError, start, type TestServer } from "../helpers.ts";
 import {
   deploySandbox,
   exec,
@@ -16,7 +16,7 @@ import {
   until,
   waitState,
   type SandboxServer,
-} from "./sandbox-helpers.ts";
+} from "./helpers.ts";
 
 let srv: SandboxServer;
 let s: TestServer;

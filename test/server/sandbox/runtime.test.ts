@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { livePidsInNamespace, pidsInNamespace, readStat } from "../server/sandbox/procfs.ts";
+import { livePidsInNamespace, pidsInNamespace, readStat } from "../../../server/sandbox/procfs.ts";
 import {
   bubblewrapStatus,
   MAX_EXEC_OUTPUT_BYTES,
@@ -17,7 +17,8 @@ import {
   SandboxError,
   SandboxRuntime,
   type TerminalSession,
-} from "../server/sandbox/runtime.ts";
+} from "../../../server/sandbox/runtime.ts";
+import { until } from "../../helpers/wait.ts";
 
 let rootDir: string;
 let rt: SandboxRuntime;
@@ -37,16 +38,6 @@ async function expectCode(
   expect(err, `expected SandboxError ${code}`).toBeInstanceOf(SandboxError);
   expect((err as SandboxError).code).toBe(code);
   return err as SandboxError;
-}
-
-async function waitFor<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 async function sh(id: string, cmd: string, timeoutSec = 20): Promise<string> {
@@ -302,7 +293,7 @@ for k in kids:
     // The classic bomb fails to fork and dies out.
     const r = await run(a, "f(){ f | f & }; f; sleep 2", 20);
     expect(r.stderr).toMatch(/Cannot fork|Resource temporarily unavailable/);
-    await waitFor(() => pidsInNamespace(ns).length <= 2, "the bomb to die out", 20_000);
+    await until(() => pidsInNamespace(ns).length <= 2, "the bomb to die out", 20_000);
     expect((await run(a, "echo bombed-ok")).stdout).toBe("bombed-ok\n");
     expect((await run(b, "echo neighbour-ok")).stdout).toBe("neighbour-ok\n");
     expect((await rt.exec(nextIdleSandbox(), "echo other-runtime-ok", 10)).stdout).toBe("other-runtime-ok\n");
@@ -620,13 +611,13 @@ describe("terminals", () => {
     expect(t.pid).toBeGreaterThan(1);
     await sh(id, `kill -0 ${t.pid}`);
     t.write(Buffer.from("echo hello-$((6*7))\n"));
-    await waitFor(() => out.text().includes("hello-42"), "hello-42");
+    await until(() => out.text().includes("hello-42"), "hello-42");
     t.write(Buffer.from("tty; stty size\n"));
-    await waitFor(() => /\/dev\/pts\/\d+/.test(out.text()) && out.text().includes("24 80"), "pts and 24 80");
+    await until(() => /\/dev\/pts\/\d+/.test(out.text()) && out.text().includes("24 80"), "pts and 24 80");
     t.resize(132, 43);
     await new Promise((r) => setTimeout(r, 200));
     t.write(Buffer.from("stty size\n"));
-    await waitFor(() => out.text().includes("43 132"), "43 132");
+    await until(() => out.text().includes("43 132"), "43 132");
     const info = rt.listTerminals(id).find((i) => i.id === t.id)!;
     expect(info).toMatchObject({ id: t.id, pid: t.pid, exited: false });
     expect(Date.parse(info.started_at)).toBeGreaterThan(0);
@@ -649,7 +640,7 @@ describe("terminals", () => {
     t.write(Buffer.from("stty size; echo early-$((2*3))\n"));
     await t.ready;
     expect(t.pid).toBeGreaterThan(1);
-    await waitFor(() => out.text().includes("30 90") && out.text().includes("early-6"), "30 90 and early-6");
+    await until(() => out.text().includes("30 90") && out.text().includes("early-6"), "30 90 and early-6");
     rt.closeTerminal(id, t.id);
   });
 
@@ -686,14 +677,11 @@ describe("terminals", () => {
       const out = collect(t);
       await t.ready;
       t.write(Buffer.from("echo hello-$((6*7)); stty size\n"));
-      await waitFor(
-        () => out.text().includes("hello-42") && out.text().includes("30 100"),
-        "hello-42, 30 100",
-      );
+      await until(() => out.text().includes("hello-42") && out.text().includes("30 100"), "hello-42, 30 100");
       t.resize(120, 50);
       await new Promise((r) => setTimeout(r, 300));
       t.write(Buffer.from("stty size\n"));
-      await waitFor(() => out.text().includes("50 120"), "50 120");
+      await until(() => out.text().includes("50 120"), "50 120");
       const code = new Promise<number>((r) => t.onExit(r));
       t.write(Buffer.from("exit 5\n"));
       expect(await code).toBe(5);
@@ -717,7 +705,7 @@ describe("freeze and thaw", () => {
       )
     ).trim();
     const ticks = path.join(rootDir, id, "fs/workspace/ticks");
-    await waitFor(() => fs.existsSync(ticks) && fs.statSync(ticks).size > 0, "ticks");
+    await until(() => fs.existsSync(ticks) && fs.statSync(ticks).size > 0, "ticks");
     const { ns } = await hostPids(id);
 
     await rt.freeze(id);
@@ -737,11 +725,11 @@ describe("freeze and thaw", () => {
 
     await rt.thaw(id);
     await sh(id, `kill -0 ${pid}`);
-    await waitFor(() => fs.statSync(ticks).size > size, "ticks to grow again");
+    await until(() => fs.statSync(ticks).size > size, "ticks to grow again");
     expect(pidsInNamespace(ns)).toEqual(expect.arrayContaining(frozenPids.filter((p) => readStat(p))));
     // The terminal's shell survived too.
     term.write(Buffer.from("echo thawed-$((1+1))\n"));
-    await waitFor(() => out.text().includes("thawed-2"), "thawed-2");
+    await until(() => out.text().includes("thawed-2"), "thawed-2");
     await rt.destroy(id);
   });
 });
@@ -849,7 +837,7 @@ describe("desktop", () => {
     await rt.start(id, { hostname: "desk-box", desktop: true });
     const d = rt.desktop(id);
     expect(d).toMatchObject({ available: true, port: 5900 });
-    await waitFor(() => (rt.desktop(id) as { listening: boolean }).listening, "desktop listening", 30_000);
+    await until(() => (rt.desktop(id) as { listening: boolean }).listening, "desktop listening", 30_000);
     const sock = await rt.connectDesktop(id);
     try {
       // RFB 3.8 handshake up to ServerInit.
@@ -934,7 +922,7 @@ describe("destroy and shutdown", () => {
 
   it("sandbox processes die with the server process", async () => {
     const script = path.join(rootDir, "orphan.ts");
-    const runtimeUrl = new URL("../server/sandbox/runtime.ts", import.meta.url).href;
+    const runtimeUrl = new URL("../../../server/sandbox/runtime.ts", import.meta.url).href;
     fs.writeFileSync(
       script,
       `import { SandboxRuntime } from ${JSON.stringify(runtimeUrl)};
@@ -957,7 +945,7 @@ setInterval(() => {}, 1000);
     expect(ns).toMatch(/^pid:\[\d+\]$/);
     expect(pidsInNamespace(ns).length).toBeGreaterThanOrEqual(3);
     child.kill("SIGKILL");
-    await waitFor(() => livePidsInNamespace(ns).length === 0, "sandbox processes to die with their server");
+    await until(() => livePidsInNamespace(ns).length === 0, "sandbox processes to die with their server");
     // What the dead server left (files, its disk image's mount) goes with destroy().
     await new SandboxRuntime({ rootDir: path.join(rootDir, "orphan") }).destroy("orphan");
     expect(fs.existsSync(path.join(rootDir, "orphan", "orphan"))).toBe(false);

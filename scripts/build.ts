@@ -1,0 +1,99 @@
+/**
+ * `npm run build` (also run by setup and by `prepack`): the package as users install it.
+ *
+ * tsc compiles every source folder listed in tsconfig.build.json into dist/ (JavaScript and
+ * declarations, relative `.ts` imports rewritten to `.js`), then this script:
+ * - rewrites relative `.ts` specifiers in the declarations too (tsc keeps them as written),
+ *   so any TypeScript version and module resolution a user has reads them;
+ * - copies the files the code reads at run time beside its own files (for example the sandbox
+ *   agent and PTY helper), i.e. every file of a source folder that tsc does not compile and that
+ *   is not documentation;
+ * - copies the root files that code reads relative to the package root (ROOT_FILES);
+ * - writes dist/package.json: the version the client and the server report, and `"type":
+ *   "module"` for the compiled files (the package root's package.json is one level further up).
+ */
+import { spawnSync } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, extname, join, relative } from "node:path";
+import { REPO_ROOT } from "./pulumi-toolchain.ts";
+
+const DIST = join(REPO_ROOT, "dist");
+const TSCONFIG = join(REPO_ROOT, "tsconfig.build.json");
+/** Relative specifiers ending in .ts / .mts / .cts, in `from "..."`, `import("...")` and `require("...")`. */
+const TS_SPECIFIER = /((?:from|import\(|require\()\s*["'])(\.{1,2}\/[^"']+?)\.([mc]?)ts(["'])/g;
+/**
+ * Files at the package root that the code reads relative to the root (`../../schema.json` from
+ * provider/native/): compiled, that code sits in dist/, so they are copied there too (when present).
+ */
+const ROOT_FILES = ["schema.json"];
+/** Files of a source folder that are neither compiled nor shipped. */
+const NOT_SHIPPED = new Set([".ts", ".md"]);
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
+function compile(): void {
+  const tsc = createRequire(join(REPO_ROOT, "package.json")).resolve("typescript/bin/tsc");
+  // Progress and errors on stderr: stdout stays clean for `npm pack --json`, which runs this.
+  const r = spawnSync(process.execPath, [tsc, "-p", TSCONFIG], { cwd: REPO_ROOT, stdio: ["ignore", 2, 2] });
+  if (r.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed (exit ${r.status ?? r.signal})`);
+}
+
+function rewriteDeclarations(text: string): string {
+  return text.replace(TS_SPECIFIER, (_m, head: string, path: string, kind: string, quote: string) => {
+    return `${head}${path}.${kind}js${quote}`;
+  });
+}
+
+function build(): void {
+  const config = JSON.parse(readFileSync(TSCONFIG, "utf8")) as { include: string[] };
+  rmSync(DIST, { recursive: true, force: true });
+  compile();
+
+  let declarations = 0;
+  for (const file of files(DIST)) {
+    if (!/\.d\.[mc]?ts$/.test(file)) continue;
+    const text = readFileSync(file, "utf8");
+    const out = rewriteDeclarations(text);
+    if (out !== text) writeFileSync(file, out);
+    declarations++;
+  }
+
+  let assets = 0;
+  for (const folder of config.include) {
+    for (const file of files(join(REPO_ROOT, folder))) {
+      if (NOT_SHIPPED.has(extname(file))) continue;
+      const target = join(DIST, relative(REPO_ROOT, file));
+      mkdirSync(dirname(target), { recursive: true });
+      copyFileSync(file, target);
+      assets++;
+    }
+  }
+
+  for (const file of ROOT_FILES) {
+    if (!existsSync(join(REPO_ROOT, file))) continue;
+    copyFileSync(join(REPO_ROOT, file), join(DIST, file));
+    assets++;
+  }
+
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+  writeFileSync(
+    join(DIST, "package.json"),
+    JSON.stringify({ version: pkg.version, type: "module" }, null, 2) + "\n",
+  );
+  console.error(`build: dist/ (${declarations} declaration files, ${assets} run-time files copied)`);
+}
+
+build();

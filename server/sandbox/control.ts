@@ -1,0 +1,377 @@
+// One sandbox's host-side state and the control protocol with the agent inside it
+// (agent.mts): newline-delimited JSON requests and replies over bwrap's stdin/stdout, events
+// (terminal exit, desktop listening), and bulk byte streams (files, terminals, RFB) on a unix
+// socket, each introduced by a random one-time token. Everything the agent says is
+// untrusted: root in the sandbox can ptrace the agent, so the host bounds and validates it.
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import type * as net from "node:net";
+import * as path from "node:path";
+import { Readable } from "node:stream";
+
+import { SandboxError } from "./errors.ts";
+import type { SandboxCgroup } from "./limits.ts";
+import type { FrozenSet } from "./procfs.ts";
+import type { Terminal } from "./terminal.ts";
+
+/** Largest file readFile/writeFile accept (TOO_LARGE beyond). */
+export const MAX_FILE_BYTES = 256 * 1024 * 1024;
+/**
+ * exec captures at most this many bytes of stdout and of stderr each (4 MiB); the rest
+ * of the output is read and discarded (the command is not blocked).
+ */
+export const MAX_EXEC_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+export interface SandboxSpec {
+  hostname: string;
+  desktop: boolean;
+  /** A directory made by snapshot(); its files are copied into the new sandbox. */
+  fromSnapshot?: string;
+}
+
+export type State = "starting" | "running" | "frozen" | "stopped" | "destroying";
+
+export interface Reply {
+  id: number;
+  ok: boolean;
+  code?: string;
+  message?: string;
+  [k: string]: unknown;
+}
+
+interface Pending {
+  resolve(r: Reply): void;
+  reject(e: Error): void;
+}
+
+interface ExpectedStream {
+  token: string;
+  stream: Promise<net.Socket>;
+  cancel(): void;
+}
+
+const TOKEN_BYTES = 16; // 32 hex digits + "\n" on the wire
+/**
+ * Longest control message accepted from a sandbox (an exec reply carries up to 2 x 4 MiB
+ * of output in base64). Everything the agent says is untrusted: root in the sandbox can
+ * ptrace the agent, so the host bounds and validates it all.
+ */
+const MAX_CONTROL_LINE = 32 * 1024 * 1024;
+/** Stream connections that have not presented a valid token yet, per sandbox. */
+const MAX_PENDING_CONNECTIONS = 64;
+
+export class Sandbox {
+  id: string;
+  spec: SandboxSpec;
+  dir: string;
+  fsDir: string;
+  ctlDir: string;
+  ctlIsTemp: boolean;
+  state: State = "starting";
+  proc: ChildProcess | undefined;
+  server: net.Server | undefined;
+  initPid = 0;
+  ns: string | undefined;
+  nextReq = 1;
+  pending = new Map<number, Pending>();
+  streams = new Map<string, (s: net.Socket) => void>();
+  terminals = new Map<string, Terminal>();
+  /** Closed terminals whose shell has not exited yet (still receive their exit event). */
+  closing = new Map<string, Terminal>();
+  desktopListening = false;
+  desktopWaiters = new Set<() => void>();
+  frozen: FrozenSet | undefined;
+  /** Set while the runtime itself holds the processes stopped (fork/snapshot copy). */
+  pause: Promise<void> | undefined;
+  lastActivity = Date.now();
+  unauthenticated = 0;
+  lock: Promise<unknown> = Promise.resolve();
+  stderrTail = "";
+  exited: Promise<void>;
+  markExited!: () => void;
+  starting: Promise<void> | undefined;
+  cgroup: SandboxCgroup | undefined;
+  /** Whether fsDir is the mount point of the sandbox's own disk image. */
+  disk = false;
+
+  constructor(id: string, spec: SandboxSpec, dir: string, ctlDir: string, ctlIsTemp: boolean) {
+    this.id = id;
+    this.spec = spec;
+    this.dir = dir;
+    this.fsDir = path.join(dir, "fs");
+    this.ctlDir = ctlDir;
+    this.ctlIsTemp = ctlIsTemp;
+    this.exited = new Promise((r) => (this.markExited = r));
+  }
+
+  get sockPath(): string {
+    return path.join(this.ctlDir, "s");
+  }
+
+  touch(): void {
+    this.lastActivity = Date.now();
+  }
+}
+
+export function checkRunning(sb: Sandbox): void {
+  if (sb.state === "running") return;
+  if (sb.state === "frozen") throw new SandboxError("INVALID_STATE", `sandbox ${sb.id} is frozen`);
+  throw new SandboxError("INVALID_STATE", `sandbox ${sb.id} is not running (${sb.state})`);
+}
+
+function agentError(r: Reply): SandboxError {
+  const codes = [
+    "NOT_FOUND",
+    "INVALID_PATH",
+    "TOO_LARGE",
+    "INVALID_STATE",
+    "UNAVAILABLE",
+    "NO_DESKTOP",
+    "LIMIT",
+  ];
+  const code = codes.includes(String(r.code)) ? (r.code as SandboxError["code"]) : "UNAVAILABLE";
+  return new SandboxError(code, r.message ?? "sandbox agent error");
+}
+
+export function acceptStream(sb: Sandbox, conn: net.Socket): void {
+  conn.on("error", () => {});
+  if (sb.unauthenticated >= MAX_PENDING_CONNECTIONS) {
+    conn.destroy();
+    return;
+  }
+  sb.unauthenticated++;
+  let counted = true;
+  const uncount = () => {
+    if (counted) sb.unauthenticated--;
+    counted = false;
+  };
+  conn.once("close", uncount);
+  const timer = setTimeout(() => conn.destroy(), 10_000);
+  const want = TOKEN_BYTES * 2 + 1;
+  const onReadable = () => {
+    const head = conn.read(want) as Buffer | null;
+    if (head === null) return;
+    conn.off("readable", onReadable);
+    clearTimeout(timer);
+    uncount();
+    const token = head.toString("latin1", 0, want - 1);
+    const handler = sb.streams.get(token);
+    if (head.length !== want || head[want - 1] !== 10 || !handler) {
+      conn.destroy();
+      return;
+    }
+    sb.streams.delete(token);
+    handler(conn);
+  };
+  conn.on("readable", onReadable);
+}
+
+export function expectStream(sb: Sandbox): ExpectedStream {
+  const token = randomBytes(TOKEN_BYTES).toString("hex");
+  let reject!: (e: Error) => void;
+  const stream = new Promise<net.Socket>((res, rej) => {
+    reject = rej;
+    sb.streams.set(token, res);
+  });
+  stream.catch(() => {});
+  return {
+    token,
+    stream,
+    cancel: () => {
+      if (sb.streams.delete(token)) reject(new SandboxError("UNAVAILABLE", "stream cancelled"));
+    },
+  };
+}
+
+export function onReply(sb: Sandbox, msg: Reply): void {
+  const p = sb.pending.get(msg.id);
+  if (!p) return;
+  sb.pending.delete(msg.id);
+  if (msg.ok) p.resolve(msg);
+  else p.reject(agentError(msg));
+}
+
+export function onEvent(sb: Sandbox, msg: Reply & { ev?: string }): void {
+  if (msg.ev === "termExit") {
+    const term = String(msg.term);
+    (sb.terminals.get(term) ?? sb.closing.get(term))?.exitReported(Number(msg.code));
+  } else if (msg.ev === "desktop") {
+    sb.desktopListening = Boolean(msg.listening);
+    if (sb.desktopListening) for (const w of [...sb.desktopWaiters]) w();
+  }
+}
+
+export function onExit(sb: Sandbox): void {
+  if (sb.state !== "destroying") sb.state = "stopped";
+  sb.desktopListening = false;
+  for (const p of sb.pending.values())
+    p.reject(new SandboxError("INVALID_STATE", `sandbox ${sb.id} stopped`));
+  sb.pending.clear();
+  for (const t of [...sb.terminals.values(), ...sb.closing.values()]) t.sandboxGone(137);
+  sb.markExited();
+}
+
+/** Sends a request to the agent; waits while the runtime holds the sandbox stopped for a copy. */
+export async function request(sb: Sandbox, msg: Record<string, unknown>, timeoutMs = 60_000): Promise<Reply> {
+  while (sb.pause) await sb.pause;
+  checkRunning(sb);
+  const id = sb.nextReq++;
+  return new Promise<Reply>((resolve, reject) => {
+    let timer: NodeJS.Timeout;
+    const arm = () => {
+      timer = setTimeout(() => {
+        // Time spent frozen does not count.
+        if (sb.state === "frozen" || sb.pause) return arm();
+        sb.pending.delete(id);
+        reject(new SandboxError("UNAVAILABLE", `sandbox ${sb.id} did not answer (${String(msg.op)})`));
+      }, timeoutMs);
+    };
+    arm();
+    sb.pending.set(id, {
+      resolve: (r) => {
+        clearTimeout(timer);
+        resolve(r);
+      },
+      reject: (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    });
+    sb.proc!.stdin!.write(JSON.stringify({ ...msg, id }) + "\n");
+  });
+}
+
+/** Rejects with UNAVAILABLE if p has not settled after ms of the sandbox running (frozen time does not count). */
+export function deadline<T>(sb: Sandbox, p: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout;
+    const arm = () => {
+      timer = setTimeout(() => {
+        if (sb.state === "frozen" || sb.pause) return arm();
+        reject(new SandboxError("UNAVAILABLE", `sandbox ${sb.id}: ${what} did not complete`));
+      }, ms);
+    };
+    arm();
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e as Error);
+      },
+    );
+  });
+}
+
+/** Fire-and-forget request (terminal resize/kill); delivered even while frozen (queued). */
+export function notify(sb: Sandbox, msg: Record<string, unknown>): void {
+  if (!sb.proc || sb.state === "stopped" || sb.state === "destroying") return;
+  sb.proc.stdin!.write(JSON.stringify({ ...msg, id: 0 }) + "\n");
+}
+
+/** Reads the "<size>\n" a file stream starts with; the rest stays in the socket. */
+export function readSizeLine(sock: net.Socket): Promise<{ size: number; sock: net.Socket }> {
+  return new Promise((resolve, reject) => {
+    let head = Buffer.alloc(0);
+    const fail = () => {
+      cleanup();
+      sock.destroy();
+      reject(new SandboxError("UNAVAILABLE", "file stream interrupted"));
+    };
+    const onReadable = () => {
+      for (let b = sock.read() as Buffer | null; b !== null; b = sock.read() as Buffer | null) {
+        head = Buffer.concat([head, b]);
+        const nl = head.indexOf(10);
+        if (nl === -1 && head.length > 24) return fail();
+        if (nl === -1) continue;
+        cleanup();
+        const rest = head.subarray(nl + 1);
+        if (rest.length) sock.unshift(rest);
+        const text = head.toString("latin1", 0, nl);
+        resolve({ size: /^\d{1,15}$/.test(text) ? Number(text) : -1, sock });
+        return;
+      }
+    };
+    const cleanup = () => {
+      sock.off("readable", onReadable);
+      sock.off("end", fail);
+      sock.off("close", fail);
+    };
+    sock.on("readable", onReadable);
+    sock.once("end", fail);
+    sock.once("close", fail);
+  });
+}
+
+/** Passes on exactly `size` bytes of a socket; errors if it ends early. */
+export class BoundedStream extends Readable {
+  private left: number;
+  private readonly sock: net.Socket;
+
+  constructor(sock: net.Socket, size: number) {
+    super();
+    this.sock = sock;
+    this.left = size;
+    if (size === 0) {
+      this.push(null);
+      sock.destroy();
+      return;
+    }
+    sock.on("data", (b: Buffer) => {
+      if (this.left <= 0) return;
+      const part = b.length > this.left ? b.subarray(0, this.left) : b;
+      this.left -= part.length;
+      if (!this.push(part)) sock.pause();
+      if (this.left === 0) {
+        this.push(null);
+        sock.destroy();
+      }
+    });
+    const early = () => {
+      if (this.left > 0) this.destroy(new SandboxError("UNAVAILABLE", "file stream interrupted"));
+    };
+    sock.on("end", early);
+    sock.on("close", early);
+  }
+
+  override _read(): void {
+    this.sock.resume();
+  }
+
+  override _destroy(err: Error | null, cb: (e: Error | null) => void): void {
+    this.sock.destroy();
+    cb(err);
+  }
+}
+
+/** Calls onLine for each "\n"-terminated line of a stream; onOverflow if a line gets too long. */
+export function onLines(
+  input: NodeJS.ReadableStream,
+  onLine: (line: string) => void,
+  onOverflow: () => void,
+): void {
+  let parts: Buffer[] = [];
+  let size = 0;
+  input.on("data", (chunk: Buffer) => {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      parts.push(chunk.subarray(start, nl));
+      const line = Buffer.concat(parts).toString("utf8");
+      parts = [];
+      size = 0;
+      start = nl + 1;
+      onLine(line);
+    }
+    if (start < chunk.length) {
+      parts.push(chunk.subarray(start));
+      size += chunk.length - start;
+      if (size > MAX_CONTROL_LINE) {
+        parts = [];
+        size = 0;
+        onOverflow();
+      }
+    }
+  });
+}

@@ -1,0 +1,54 @@
+/** The Python example run as its users run it: `python main.py ...` (Python's Automation API, inline). */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { VENV_PYTHON } from "../../scripts/languages.ts";
+import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { liveResources, testServer, type Server } from "../helpers/cws.ts";
+import { filesContaining, printedOutputs, programDir, run } from "../helpers/languages.ts";
+
+describe("examples/python-sandbox through Python's Automation API", () => {
+  let server: Server & { stop(): Promise<void> };
+  beforeAll(async () => {
+    if (!existsSync(VENV_PYTHON))
+      throw new Error(`${VENV_PYTHON} is missing: run \`npm run languages:setup\``);
+    server = await testServer();
+  });
+  afterAll(async () => server?.stop());
+
+  it(
+    "deploys a sandbox, freezes it in place, previews no changes and destroys it",
+    { timeout: 300_000 },
+    async () => {
+      const p = programDir("python-sandbox", join(REPO_ROOT, "examples", "python-sandbox"), server);
+      const python = (...args: string[]) =>
+        run(VENV_PYTHON, ["main.py", ...args], { cwd: p.project, env: p.env });
+      try {
+        const first = printedOutputs(await python("up"));
+        expect(first).toMatchObject({
+          status: "running",
+          template: "ubuntu-headless",
+          frozenCostPerHour: 0.004,
+        });
+        const sandbox = (await liveResources(server)).workloads.find((w) => w.uid === first.uid);
+        expect(sandbox).toMatchObject({ name: "workbench", state: { status: "running" } });
+
+        // Freezing is an update in place: same sandbox, now frozen.
+        const frozen = printedOutputs(await python("up", "--frozen"));
+        expect(frozen).toMatchObject({ uid: first.uid, status: "frozen" });
+        const live = await liveResources(server);
+        expect(live.workloads.map((w) => [w.uid, w.state?.status])).toEqual([[first.uid, "frozen"]]);
+
+        await python("preview", "--frozen");
+        // The program without --frozen differs from the stack: the preview says so and fails.
+        await expect(python("preview")).rejects.toThrow(/no changes were expected/);
+        expect(filesContaining(p.state, "demo-token")).toEqual([]);
+
+        await python("destroy");
+        expect((await liveResources(server)).workloads).toEqual([]);
+      } finally {
+        p.cleanup();
+      }
+    },
+  );
+});

@@ -1,0 +1,357 @@
+/**
+ * The package as a user meets it: `npm pack`, the tarball installed into an empty project (its
+ * own node_modules, nothing linked to this checkout), then the installed `cws serve`, a Pulumi
+ * program deployed by the real engine, and the type declarations, on the lowest Node that
+ * package.json's `engines` allows and on this one. One pack and one install serve every case.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import {
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PASSPHRASE } from "../../scripts/offline-stack.ts";
+import { REPO_ROOT, pulumiRoot, pulumiVersion } from "../../scripts/pulumi-toolchain.ts";
+import { DEMO_TOKEN } from "../helpers/cws.ts";
+
+const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
+const LOWEST_NODE = /^>=(\d+\.\d+\.\d+)$/.exec(pkg.engines.node)?.[1];
+const FIXTURES = join(REPO_ROOT, "test", "e2e", "package-project");
+/** The resource kinds examples/rental-service declares. */
+const KINDS = ["SshKey", "Volume", "Workload"];
+/** The type token of a kind in state, per front end. */
+const TYPE_PREFIX = { dynamic: "pulumi-nodejs:dynamic/cws:", native: "cws:index:" } as const;
+const versionIn = (name: string) =>
+  JSON.parse(readFileSync(join(REPO_ROOT, "node_modules", name, "package.json"), "utf8")).version as string;
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end; throws with its output unless it exits 0 (or `allowFailure`). */
+function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; allowFailure?: boolean },
+): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code === 0 || opts.allowFailure) resolve({ code, stdout, stderr });
+      else
+        reject(
+          new Error(
+            `${cmd} ${args.join(" ")} exited ${code}\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`,
+          ),
+        );
+    });
+  });
+}
+
+/**
+ * The environment of a user's shell: `nodeBin` first on PATH, then `path`, then the Pulumi CLI; nothing that
+ * points into this checkout (its node_modules/.bin, NODE_OPTIONS conditions, npm's per-script
+ * variables).
+ */
+function userEnv(
+  nodeBin: string,
+  path: string[] = [],
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k === "NODE_OPTIONS" || k === "NODE_PATH" || k === "INIT_CWD" || k.startsWith("VITEST")) continue;
+    if (
+      k.startsWith("npm_") &&
+      !["npm_config_cache", "npm_config_registry", "npm_config_userconfig"].includes(k)
+    )
+      continue;
+    env[k] = v;
+  }
+  const rest = (process.env.PATH ?? "").split(delimiter).filter((d) => d && !d.startsWith(REPO_ROOT));
+  env.PATH = [nodeBin, ...path, join(pulumiRoot(), "bin"), ...rest].join(delimiter);
+  return { ...env, ...extra };
+}
+
+interface Served {
+  child: ChildProcess;
+  origin: string;
+  stop(): Promise<void>;
+}
+
+/** `cws serve` from the project's node_modules/.bin, with `nodeBin` first on PATH. */
+function serve(project: string, nodeBin: string): Promise<Served> {
+  const child = spawn(
+    join(project, "node_modules", ".bin", "cws"),
+    ["serve", "--port", "0", "--provision-delay-ms", "20", "--quiet"],
+    { cwd: project, env: userEnv(nodeBin), stdio: ["ignore", "ignore", "pipe"] },
+  );
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
+  return new Promise((resolve, reject) => {
+    let stderr = "";
+    child.stderr!.on("data", (d) => {
+      stderr += d;
+      const m = /listening on (http:\/\/[^/\s]+)\/v3/.exec(stderr);
+      if (m) resolve({ child, origin: m[1], stop });
+    });
+    child.on("exit", (code) => reject(new Error(`cws serve exited ${code}: ${stderr}`)));
+  });
+}
+
+describe("the packed package, installed into an empty project", () => {
+  let dir: string;
+  let project: string;
+  let files: string[];
+  let lowestBin: string;
+  const currentBin = dirname(process.execPath);
+  let server: Served;
+
+  beforeAll(async () => {
+    if (!LOWEST_NODE) throw new Error(`engines.node must read ">=X.Y.Z" (got ${pkg.engines.node})`);
+    dir = mkdtempSync(join(tmpdir(), "cws-package-"));
+    project = join(dir, "project");
+    mkdirSync(join(project, "rental-service"), { recursive: true });
+
+    // `npm pack` runs `prepack`, i.e. the build.
+    const packed = await run("npm", ["pack", "--json", "--pack-destination", dir], {
+      cwd: REPO_ROOT,
+      env: process.env,
+    });
+    const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+    files = info.files.map((f) => f.path);
+
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify({
+        name: "cws-user-project",
+        private: true,
+        type: "module",
+        dependencies: { "pulumi-cws": `file:${join(dir, info.filename)}`, "@pulumi/pulumi": pulumiVersion() },
+        devDependencies: { typescript: versionIn("typescript"), "@types/node": versionIn("@types/node") },
+      }),
+    );
+    copyFileSync(
+      join(REPO_ROOT, "examples", "rental-service", "index.ts"),
+      join(project, "rental-service", "index.ts"),
+    );
+    for (const f of ["deploy.ts", "typed.ts"]) copyFileSync(join(FIXTURES, f), join(project, f));
+    // The same example on the native plugin: only the import changes.
+    const example = readFileSync(join(project, "rental-service", "index.ts"), "utf8");
+    const native = example.replace('from "pulumi-cws/sdk";', 'from "pulumi-cws/sdk/native";');
+    expect(native).not.toBe(example);
+    mkdirSync(join(project, "rental-service-native"));
+    writeFileSync(join(project, "rental-service-native", "index.ts"), native);
+
+    // The project's install and the lowest supported Node (an npm package of the Node binary).
+    const npmFlags = ["--prefer-offline", "--no-audit", "--no-fund"];
+    const lowestDir = join(dir, "node-lowest");
+    mkdirSync(lowestDir);
+    const nodePackage = `node-${process.platform}-${process.arch}`;
+    await Promise.all([
+      run("npm", ["install", ...npmFlags], { cwd: project, env: userEnv(currentBin) }),
+      run("npm", ["install", ...npmFlags, "--no-save", `${nodePackage}@${LOWEST_NODE}`], {
+        cwd: lowestDir,
+        env: userEnv(currentBin),
+      }),
+    ]);
+    lowestBin = join(lowestDir, "node_modules", nodePackage, "bin");
+    const v = await run(join(lowestBin, "node"), ["--version"], { cwd: dir, env: userEnv(lowestBin) });
+    expect(v.stdout.trim()).toBe(`v${LOWEST_NODE}`);
+
+    server = await serve(project, lowestBin);
+  }, 600_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the tarball holds the compiled package and none of the checkout's development files", () => {
+    for (const f of files) expect(f).toMatch(/^(package\.json|README\.md|bin\/|dist\/|docs\/)/);
+    expect(files.filter((f) => /\.ts$/.test(f) && !/\.d\.ts$/.test(f))).toEqual([]);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "bin/cws",
+        "bin/pulumi-resource-cws",
+        "dist/provider/native/main.js",
+        "dist/sdk/native/index.d.ts",
+        "dist/schema.json",
+        "dist/sdk/index.js",
+        "dist/sdk/index.d.ts",
+        "dist/client/index.d.ts",
+        "dist/server/cli.js",
+        "dist/provider/dynamic.js",
+        "dist/server/sandbox/agent.mts",
+        "dist/server/dashboard/public/index.html",
+      ]),
+    );
+    // Installed as a copy of the tarball, not a link to this checkout.
+    const installed = join(project, "node_modules", "pulumi-cws");
+    expect(lstatSync(installed).isDirectory()).toBe(true);
+    expect(lstatSync(installed).isSymbolicLink()).toBe(false);
+  });
+
+  it(`the installed cws serve answers /healthz on Node ${LOWEST_NODE} and on this Node`, async () => {
+    const current = await serve(project, currentBin);
+    try {
+      for (const [s, bin] of [
+        [server, lowestBin],
+        [current, currentBin],
+      ] as const) {
+        expect(readlinkSync(`/proc/${s.child.pid}/exe`)).toBe(join(bin, "node"));
+        const health = await fetch(`${s.origin}/healthz`);
+        expect(health.status).toBe(200);
+        const version = (await (await fetch(`${s.origin}/version`)).json()) as { version: string };
+        expect(version.version).toBe(pkg.version);
+        // The dashboard's page: a file the build copies beside the compiled server.
+        const page = await fetch(`${s.origin}/`);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toMatch(/<html/i);
+      }
+    } finally {
+      await current.stop();
+    }
+  });
+
+  it(`a sandbox on the installed server (Node ${LOWEST_NODE}) runs a command: its agent ships with the package`, async () => {
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${server.origin}/v3/orgs/demo${path}`, {
+        method,
+        headers: { authorization: `Bearer ${DEMO_TOKEN}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      expect(res.ok, `${method} ${path}: ${res.status} ${text}`).toBe(true);
+      return text ? JSON.parse(text) : undefined;
+    };
+    const { uid } = await call("POST", "/workloads", {
+      type: "SANDBOX",
+      name: "pkg-box",
+      image: "tpl-ubuntu-headless",
+    });
+    await call("POST", `/workloads/${uid}/deploy`);
+    const deadline = Date.now() + 60_000;
+    while ((await call("GET", `/workloads/${uid}/state`)).status !== "running") {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const r = await call("POST", `/workloads/${uid}/exec`, {
+      cmd: "echo $((6 * 7))",
+      timeout_sec: 30,
+    });
+    expect(r).toMatchObject({ code: 0, stdout: "42\n" });
+    await call("DELETE", `/workloads/${uid}`);
+  }, 120_000);
+
+  /** Each way a user runs examples/rental-service: front end, Node, program file in the project. */
+  const DEPLOYS = [
+    { frontEnd: "dynamic", node: "lowest", program: "rental-service/index.ts" },
+    { frontEnd: "dynamic", node: "current", program: "rental-service/index.ts" },
+    { frontEnd: "native", node: "lowest", program: "rental-service-native/index.ts" },
+    { frontEnd: "native", node: "current", program: "rental-service-native/index.ts" },
+  ] as const;
+
+  for (const [i, d] of DEPLOYS.entries()) {
+    it(`deploys, previews with no changes and destroys examples/rental-service through the ${d.frontEnd} provider on the ${d.node} Node`, async () => {
+      const bin = d.node === "lowest" ? lowestBin : currentBin;
+      // The native plugin: the installed `pulumi-resource-cws`, found by the engine on PATH.
+      const path = d.frontEnd === "native" ? [join(project, "node_modules", ".bin")] : [];
+      const env = userEnv(bin, path, {
+        PULUMI_ROOT: pulumiRoot(),
+        PULUMI_HOME: join(dir, "pulumi-home"),
+        PULUMI_BACKEND_URL: `file://${join(dir, "pulumi-state")}`,
+        PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      });
+      mkdirSync(join(dir, "pulumi-state"), { recursive: true });
+      // Node < 22.18 runs TypeScript only when asked to.
+      const flags = d.node === "lowest" ? ["--experimental-strip-types", "--no-warnings"] : [];
+      const out = await run(
+        join(bin, "node"),
+        [...flags, "deploy.ts", d.program, `stack-${i}`, `${server.origin}/v3`, "demo", DEMO_TOKEN],
+        { cwd: project, env },
+      );
+      const summary = out.stdout.trim().split("\n").at(-1) ?? "";
+      if (!summary.startsWith("{"))
+        throw new Error(`deploy.ts printed no summary:\n${out.stdout}\n${out.stderr}`);
+      const r = JSON.parse(summary);
+      expect(r.programNode).toBe(d.node === "lowest" ? `v${LOWEST_NODE}` : process.version);
+      expect(r.up.result).toBe("succeeded");
+      expect(r.up.changes).toEqual({ create: 4 });
+      expect(r.up.types.filter((t: string) => !t.startsWith("pulumi:"))).toEqual(
+        KINDS.map((k) => TYPE_PREFIX[d.frontEnd] + k),
+      );
+      expect(r.up.outputs).toMatchObject({ status: "running", volumeStatus: expect.any(String) });
+      expect(r.preview).toEqual({ same: 4 });
+      expect(r.destroy).toEqual({ result: "succeeded", changes: { delete: 4 } });
+      const live = await fetch(`${server.origin}/admin/orgs/demo/resources`, {
+        headers: { authorization: "Bearer admin-token" },
+      });
+      expect(await live.json()).toEqual({
+        workloads: [],
+        volumes: [],
+        ssh_keys: [],
+        templates: [],
+        sandbox_templates: [],
+      });
+    }, 300_000);
+  }
+
+  it("a strict TypeScript program type-checks against the installed declarations; a wrong input fails", async () => {
+    // typed.ts and the example as they are, and a copy of typed.ts with a size given as a string.
+    const source = readFileSync(join(project, "typed.ts"), "utf8");
+    const wrong = source.replace("sizeInMb: 1024", 'sizeInMb: "1 GiB"');
+    expect(wrong).not.toBe(source);
+    writeFileSync(join(project, "wrong.ts"), wrong);
+    const line = wrong.split("\n").findIndex((l) => l.includes('sizeInMb: "1 GiB"')) + 1;
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "es2023",
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          types: ["node"],
+          skipLibCheck: false,
+        },
+        files: ["typed.ts", "rental-service/index.ts", "rental-service-native/index.ts", "wrong.ts"],
+      }),
+    );
+    const tsc = join(project, "node_modules", ".bin", "tsc");
+    const r = await run(tsc, ["--noEmit", "--strict", "-p", "tsconfig.json"], {
+      cwd: project,
+      env: userEnv(currentBin),
+      allowFailure: true,
+    });
+    expect(r.code).not.toBe(0);
+    // The one error is the wrong input: the declarations, typed.ts and both examples are clean.
+    const errors = r.stdout.split("\n").filter((l) => /error TS\d+/.test(l));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      new RegExp(
+        `^wrong\\.ts\\(${line},\\d+\\): error TS2322: Type 'string' is not assignable to type 'Input<number>'`,
+      ),
+    );
+  }, 180_000);
+});
