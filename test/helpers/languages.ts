@@ -6,10 +6,10 @@
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { join } from "node:path";
 import { offlineEnv } from "../../scripts/offline-stack.ts";
-import { REPO_ROOT, pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
 import { DEMO_TOKEN, type Server } from "./cws.ts";
+import { NATIVE_ENV } from "./native.ts";
 
 export interface ProgramDir {
   /** The project: a copy of the program's directory. */
@@ -34,12 +34,7 @@ export function programDir(name: string, source: string, server: Server): Progra
     ...process.env,
     ...offlineEnv(backend, home),
     // This Node (for the plugin launcher), the plugin (bin/), and the CLI with the YAML host.
-    PATH: [
-      dirname(process.execPath),
-      join(REPO_ROOT, "bin"),
-      join(pulumiRoot(), "bin"),
-      process.env.PATH ?? "",
-    ].join(delimiter),
+    ...NATIVE_ENV,
     CWS_BASE_URL: server.baseUrl,
     CWS_ORG: "demo",
     CWS_API_TOKEN: DEMO_TOKEN,
