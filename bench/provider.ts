@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { offlineStack } from "../scripts/offline-stack.ts";
 import { REPO_ROOT, pulumiRoot } from "../scripts/pulumi-toolchain.ts";
 import { ProcessWatch } from "./provider-procs.ts";
+import { sshKey } from "../test/helpers/ssh-keys.ts";
 
 type Sdk = typeof import("../sdk/index.ts");
 interface FrontEnd {
@@ -79,21 +80,10 @@ class Noop extends pulumi.dynamic.Resource {
   }
 }
 
-/** An SSH public key, distinct per n. */
-function publicKey(n: number): string {
-  const raw = Buffer.alloc(51);
-  raw.writeUInt32BE(11, 0);
-  raw.write("ssh-ed25519", 4, "latin1");
-  raw.writeUInt32BE(32, 15);
-  raw.fill(n % 256, 19);
-  raw.writeUInt32BE(n, 19);
-  return `ssh-ed25519 ${raw.toString("base64")} bench-${n}`;
-}
-
 function mixedProgram(sdk: Sdk, n: number) {
   return async () => {
     for (let i = 0; i < n / 3; i++) {
-      new sdk.SshKey(`k${i}`, { name: `bench-k-${i}`, publicKey: publicKey(i) });
+      new sdk.SshKey(`k${i}`, { name: `bench-k-${i}`, publicKey: sshKey(i, `bench-${i}`) });
       new sdk.Volume(`v${i}`, { name: `bench-v-${i}`, sizeInMb: 512, resourceName: "gpu-rental-small" });
       new sdk.Workload(`w${i}`, {
         type: "RENTAL",

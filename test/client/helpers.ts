@@ -48,13 +48,4 @@ export { collect } from "./helpers-pure.ts";
 export const SSH_KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl test@example";
 
-/** A distinct valid ed25519 public key per `n`. */
-export function sshKey(n: number): string {
-  const raw = Buffer.alloc(51);
-  raw.writeUInt32BE(11, 0);
-  raw.write("ssh-ed25519", 4, "latin1");
-  raw.writeUInt32BE(32, 15);
-  raw.fill(n % 256, 19);
-  raw.writeUInt32BE(n, 19);
-  return `ssh-ed25519 ${raw.toString("base64")} key-${n}`;
-}
+export { sshKey } from "../helpers/ssh-keys.ts";
