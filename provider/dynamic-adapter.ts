@@ -9,28 +9,32 @@ import { resourceModule } from "./registry.ts";
 import { PartialStateError, type Context, type Props } from "./resource.ts";
 
 let source: ConfigSource = () => undefined;
-let context: Context | undefined;
+let context: { ctx: Context; config: string } | undefined;
 
-/** Called by the engine with the stack's configuration (secrets unwrapped). */
+/**
+ * Called by the engine with the stack's configuration (secrets unwrapped), once for each resource
+ * type's provider, always with the same configuration.
+ */
 export function configure(config: { get(key: string): string | undefined }): void {
   source = (k) => config.get(k);
-  context = undefined;
 }
 
 /**
- * The client is loaded with the first call that needs it: check and diff (all a preview asks
- * for) never load the HTTP stack.
+ * The client is made with the first call that needs it and kept (with its connections) while the
+ * configuration is the same: check and diff (all a preview asks for) never load the HTTP stack.
  */
 function ctx(): Context {
-  if (!context) {
+  const cfg = resolveConfig(source);
+  const key = JSON.stringify(cfg);
+  if (context?.config !== key) {
     const { CwsClient } = requireCached<typeof Client>(import.meta.url, "../client/client");
-    const cfg = resolveConfig(source);
-    context = {
+    const ctx: Context = {
       client: new CwsClient({ baseUrl: cfg.baseUrl, org: cfg.org, token: cfg.token }),
       log: (m) => process.stderr.write(`cws: ${m}\n`),
     };
+    context = { ctx, config: key };
   }
-  return context;
+  return context.ctx;
 }
 
 /** Engine-internal keys never reach the modules. */

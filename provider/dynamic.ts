@@ -1,9 +1,15 @@
 /**
- * What the provider serialized into state loads by name (`pulumi-cws/provider/dynamic`) inside
- * the engine's provider process. The engine starts that process for every operation, so loading
- * is paid each time: this entry loads the adapter (dynamic-adapter.ts) and the resource modules
- * through Node's compile cache (load.ts) on the first call.
+ * What the `__provider` stored in state loads by name (`pulumi-cws/provider/dynamic`) inside the
+ * engine's provider process: `provider(type)` is the provider object of a type (sdk/provider.ts
+ * writes the one line that asks for it). The engine starts that process for every operation, so
+ * loading is paid each time: this entry loads the adapter (dynamic-adapter.ts) and the resource
+ * modules through Node's compile cache (load.ts) on the first call.
+ *
+ * The functions below `provider` are what states written by earlier versions call (their
+ * `__provider` is a serialized closure calling them); they stay so that such stacks still
+ * refresh, update and destroy.
  */
+import type * as pulumi from "@pulumi/pulumi";
 import type * as Adapter from "./dynamic-adapter.ts";
 import { requireCached } from "./load.ts";
 
@@ -11,6 +17,26 @@ type AdapterModule = typeof Adapter;
 
 let adapter: AdapterModule | undefined;
 const load = () => (adapter ??= requireCached<AdapterModule>(import.meta.url, "./dynamic-adapter"));
+
+const providers = new Map<string, pulumi.dynamic.ResourceProvider>();
+
+/** The provider object of a resource type (one per type, kept for the life of the process). */
+export function provider(type: string): pulumi.dynamic.ResourceProvider {
+  let p = providers.get(type);
+  if (!p) {
+    p = {
+      configure: async (req) => configure(req.config),
+      check: async (olds, news) => check(type, olds, news),
+      diff: async (id, olds, news) => diff(type, id, olds, news),
+      create: (inputs) => create(type, inputs),
+      read: (id, props) => read(type, id, props ?? {}),
+      update: (id, olds, news) => update(type, id, olds, news),
+      delete: (id, props) => remove(type, id, props),
+    };
+    providers.set(type, p);
+  }
+  return p;
+}
 
 export const configure: AdapterModule["configure"] = (config) => load().configure(config);
 export const check: AdapterModule["check"] = (type, olds, news) => load().check(type, olds, news);

@@ -1,34 +1,14 @@
 /**
- * The provider object each resource hands to the engine. It is serialized into state (inputs
- * and outputs) and sent with every call the engine makes, so it holds nothing but the type
- * name: its methods load the implementation by package name (`pulumi-cws/provider/dynamic`)
- * inside the engine's provider process. There is one object per type, so the closure
- * serializer, which caches by object, runs once per type and not once per resource.
+ * The provider each resource hands to the engine: the `__provider` input of a dynamic resource,
+ * the text of a CommonJS module whose `handler()` the engine's dynamic-provider process calls
+ * (after `require-from-string`) to get the provider object. Pulumi's closure serializer would
+ * turn a provider object into about 2.3 KB of wrapped closures (one per method); the text is
+ * stored in state twice per resource (inputs and outputs) and sent with every call, so the
+ * engine's work on state grows with it. This module is the one line it takes: load the
+ * implementation by package name (`pulumi-cws/provider/dynamic`, from the program's own
+ * node_modules) and take the provider of the type. No code and no configuration is copied into
+ * state; the text is the same for every resource of a type.
  */
-/* eslint-disable @typescript-eslint/no-require-imports */
-import type * as pulumi from "@pulumi/pulumi";
-
-const providers = new Map<string, pulumi.dynamic.ResourceProvider>();
-
-export function dynamicProvider(type: string): pulumi.dynamic.ResourceProvider {
-  let provider = providers.get(type);
-  if (!provider) {
-    provider = serializable(type);
-    providers.set(type, provider);
-  }
-  return provider;
-}
-
-/** Short arrow functions: their source text is what state stores. */
-function serializable(type: string): pulumi.dynamic.ResourceProvider {
-  const impl = () => require("pulumi-cws/provider/dynamic");
-  return {
-    configure: async (r) => impl().configure(r.config),
-    check: async (o, n) => impl().check(type, o, n),
-    diff: async (i, o, n) => impl().diff(type, i, o, n),
-    create: async (p) => impl().create(type, p),
-    read: async (i, p) => impl().read(type, i, p),
-    update: async (i, o, n) => impl().update(type, i, o, n),
-    delete: async (i, p) => impl().remove(type, i, p),
-  };
+export function providerModule(type: string): string {
+  return `exports.handler=()=>require("pulumi-cws/provider/dynamic").provider(${JSON.stringify(type)})`;
 }

@@ -1,6 +1,6 @@
 /** What every cws resource class shares: its type token, output keys and secret inputs. */
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicProvider } from "./provider.ts";
+import { providerModule } from "./provider.ts";
 
 /** Type tokens are `pulumi-nodejs:dynamic/cws:<Type>`. */
 export const MODULE = "cws";
@@ -14,8 +14,13 @@ export interface AdoptArgs {
   adoptUid?: pulumi.Input<string>;
 }
 
-/** Base class: declares every property (so lookups by id fill them) and marks secret inputs as secrets in state. */
-export abstract class CwsResource extends pulumi.dynamic.Resource {
+/**
+ * Base class: a dynamic resource (type `pulumi-nodejs:dynamic/cws:<Type>`, run by the engine's
+ * Node.js dynamic-provider process) whose `__provider` is the one-line module of provider.ts.
+ * It declares every property (so lookups by id fill them) and marks secret inputs as secrets in
+ * state.
+ */
+export abstract class CwsResource extends pulumi.CustomResource {
   constructor(
     type: string,
     name: string,
@@ -30,7 +35,8 @@ export abstract class CwsResource extends pulumi.dynamic.Resource {
     for (const [k, v] of Object.entries(args ?? {}))
       props[k] = secrets.includes(k) && v !== undefined ? pulumi.secret(v) : v;
     const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...secrets];
-    super(dynamicProvider(type), name, props, { ...opts, additionalSecretOutputs }, MODULE, type);
+    props.__provider = providerModule(type);
+    super(`pulumi-nodejs:dynamic/${MODULE}:${type}`, name, props, { ...opts, additionalSecretOutputs });
     // The uid is the resource's id: known at preview while the object is only updated (so a
     // resource referring to it does not show a replacement), unknown when it is (re)created.
     Object.defineProperty(this, "uid", { value: this.id, enumerable: true });
