@@ -17,7 +17,7 @@ import { fork } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { offlineStack } from "../scripts/offline-stack.ts";
+import { SOURCE_CONDITION, offlineStack } from "../scripts/offline-stack.ts";
 import { REPO_ROOT, pulumiRoot } from "../scripts/pulumi-toolchain.ts";
 import { ProcessWatch } from "./provider-procs.ts";
 import { sshKey } from "../test/helpers/ssh-keys.ts";
@@ -202,7 +202,11 @@ async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row
     },
     env: {
       ...fe.env,
-      ...(profDir && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir} --import "${EXIT_ON_SIGNAL}"` }),
+      // Replaces offlineStack's NODE_OPTIONS: keep its source condition, so the profiled process
+      // runs this checkout's sources and not a stale dist/.
+      ...(profDir && {
+        NODE_OPTIONS: `${SOURCE_CONDITION} --cpu-prof --cpu-prof-dir=${profDir} --import "${EXIT_ON_SIGNAL}"`,
+      }),
     },
   });
   const watch = new ProcessWatch(s.dir, { engine: ENGINE, provider: fe.process });
