@@ -7,6 +7,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 
 const TICKS_PER_SEC = 100;
+/** Polls a process is classified on before it counts as not one of ours. */
+const RECHECKS = 4;
 
 export interface ProcessCost {
   peakRssBytes: number;
@@ -17,8 +19,13 @@ export class ProcessWatch {
   private readonly timer: NodeJS.Timeout;
   private readonly stackDir: string;
   private readonly classes: Record<string, RegExp>;
-  /** pid → its class, or null when it is not one of ours (never read again). */
-  private readonly seen = new Map<string, string | null>();
+  /** pid → its class, once known. */
+  private readonly seen = new Map<string, string>();
+  /**
+   * pid → polls that found it not (yet) one of ours. A process is looked at again for a few
+   * polls: a plugin forked by a shell script shows the shell's command line until it execs.
+   */
+  private readonly misses = new Map<string, number>();
   private readonly cpuTicks = new Map<string, number>();
   private readonly costs: Record<string, ProcessCost> = {};
 
@@ -49,9 +56,17 @@ export class ProcessWatch {
       return;
     }
     for (const pid of pids) {
-      if (!this.seen.has(pid)) this.seen.set(pid, this.classify(pid));
-      const cls = this.seen.get(pid);
-      if (!cls) continue;
+      let cls = this.seen.get(pid);
+      if (!cls) {
+        const misses = this.misses.get(pid) ?? 0;
+        if (misses >= RECHECKS) continue;
+        cls = this.classify(pid) ?? undefined;
+        if (!cls) {
+          this.misses.set(pid, misses + 1);
+          continue;
+        }
+        this.seen.set(pid, cls);
+      }
       try {
         const cost = this.costs[cls]!;
         const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "latin1"));
