@@ -2,7 +2,8 @@
  * The reference server for bench/provider.ts, in its own process so that it does not share a
  * core's event loop with the program the bench runs inline. Deploys take `argv[2]` ms (default
  * 100); the seed has room for any N (capacity and credits raised). It counts the API requests
- * it answers by route and hands the counts over IPC ("counts" answers and resets them).
+ * it answers by route and hands the counts, with the CPU seconds it used, over IPC ("counts"
+ * answers and resets both).
  */
 import { startServer, DEFAULT_SEED, type Seed } from "../server/index.ts";
 
@@ -15,6 +16,7 @@ const seed: Seed = {
 };
 
 let counts: Record<string, number> = {};
+let cpu = process.cpuUsage();
 /** `GET /v3/orgs/demo/workloads/wl-1/state 200 1.2ms` → `GET /workloads/{uid}/state` */
 function route(line: string): string | undefined {
   const [method, path] = line.split(" ");
@@ -39,8 +41,10 @@ const server = await startServer({
 
 process.on("message", (m: unknown) => {
   if (m === "counts") {
-    process.send!({ counts });
+    const used = process.cpuUsage(cpu);
+    process.send!({ counts, cpuSeconds: (used.user + used.system) / 1e6 });
     counts = {};
+    cpu = process.cpuUsage();
   } else if (m === "exit") void server.close().then(() => process.exit(0));
 });
 process.send!({ baseUrl: server.baseUrl, adminUrl: server.adminUrl });

@@ -35,8 +35,11 @@ interface Row {
   name: string;
   times: Record<Op, number>;
   rssBytes: number;
-  /** CPU seconds per operation of the engine, the provider process and this process (the program). */
-  cpu: Record<Op, { engine: number; provider: number; program: number }>;
+  /**
+   * CPU seconds per operation of the engine, the provider process, this process (the program)
+   * and the reference server.
+   */
+  cpu: Record<Op, { engine: number; provider: number; program: number; server: number }>;
   stateBytes: number;
   apiPerResource: Record<Op, number>;
 }
@@ -132,7 +135,8 @@ async function frontEnds(): Promise<FrontEnd[]> {
 interface ServerChild {
   baseUrl: string;
   adminUrl: string;
-  counts(): Promise<Record<string, number>>;
+  /** API requests by route and the server's CPU seconds since the last call. */
+  counts(): Promise<{ counts: Record<string, number>; cpuSeconds: number }>;
   stop(): void;
 }
 
@@ -148,7 +152,7 @@ async function startServerChild(): Promise<ServerChild> {
     ...urls,
     counts: () =>
       new Promise((ok) => {
-        proc.once("message", (m) => ok((m as { counts: Record<string, number> }).counts));
+        proc.once("message", (m) => ok(m as { counts: Record<string, number>; cpuSeconds: number }));
         proc.send("counts");
       }),
     stop: () => void proc.send("exit"),
@@ -228,13 +232,14 @@ async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row
       const now = watch.take();
       const used = (c: string) => now[c]!.cpuSeconds - last[c]!.cpuSeconds;
       const program = process.cpuUsage(c);
+      const { counts, cpuSeconds } = await server.counts();
       cpu[op] = {
         engine: used("engine"),
         provider: used("provider"),
         program: (program.user + program.system) / 1e6,
+        server: cpuSeconds,
       };
       last = now;
-      const counts = await server.counts();
       api[op] = Object.values(counts).reduce((a, b) => a + b, 0) / n;
       if (op === "up") {
         bytes = await stateBytes(s.stack, n);
@@ -316,7 +321,9 @@ function print(runs: Row[][], fes: FrontEnd[]): void {
       );
     }
   }
-  console.log(`\nCPU seconds per operation: engine + provider process + program (median over runs)\n`);
+  console.log(
+    `\nCPU seconds per operation: engine + provider process + program + reference server (median over runs)\n`,
+  );
   console.log(`| N | front end | up | preview | refresh | destroy |`);
   console.log(`|---:|---|---|---|---|---|`);
   for (const n of NS) {
@@ -327,7 +334,8 @@ function print(runs: Row[][], fes: FrontEnd[]): void {
         const e = median(mine.map((m) => m.cpu[op].engine));
         const p = median(mine.map((m) => m.cpu[op].provider));
         const g = median(mine.map((m) => m.cpu[op].program));
-        return `${e.toFixed(1)} + ${p.toFixed(1)} + ${g.toFixed(1)}`;
+        const s = median(mine.map((m) => m.cpu[op].server));
+        return `${e.toFixed(1)} + ${p.toFixed(1)} + ${g.toFixed(1)} + ${s.toFixed(1)}`;
       });
       console.log(`| ${n} | ${fe.name} | ${cells.join(" | ")} |`);
     }
