@@ -15,6 +15,20 @@ export interface AdoptArgs {
 }
 
 /**
+ * Turns off stack traces for the synchronous part of a resource's registration and returns the
+ * limit to restore. @pulumi/pulumi gives each of a resource's properties four promises, and
+ * formats a stack trace for each (kept only for its report of promises left pending at exit,
+ * which also names the resource and property): for a resource with 30 properties that is most of
+ * the program's CPU per resource. The resource's source position and stack in state are taken
+ * with their own limit and are unchanged.
+ */
+function quietStacks(): number {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  return limit;
+}
+
+/**
  * Base class: a dynamic resource (type `pulumi-nodejs:dynamic/cws:<Type>`, run by the engine's
  * Node.js dynamic-provider process) whose `__provider` is the one-line module of provider.ts.
  * It declares every property (so lookups by id fill them) and marks secret inputs as secrets in
@@ -36,7 +50,17 @@ export abstract class CwsResource extends pulumi.CustomResource {
       props[k] = secrets.includes(k) && v !== undefined ? pulumi.secret(v) : v;
     const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...secrets];
     props.__provider = providerModule(type);
-    super(`pulumi-nodejs:dynamic/${MODULE}:${type}`, name, props, { ...opts, additionalSecretOutputs });
+    const limit = quietStacks();
+    try {
+      super(`pulumi-nodejs:dynamic/${MODULE}:${type}`, name, props, { ...opts, additionalSecretOutputs });
+    } catch (e) {
+      Error.stackTraceLimit = limit;
+      // Made while stacks were off: give it the stack of this call, which names the program's line.
+      if (e instanceof Error) Error.captureStackTrace(e);
+      throw e;
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     // The uid is the resource's id: known at preview while the object is only updated (so a
     // resource referring to it does not show a replacement), unknown when it is (re)created.
     Object.defineProperty(this, "uid", { value: this.id, enumerable: true });
