@@ -1,6 +1,7 @@
 /** What every cws resource class shares: its type token, output keys and secret inputs. */
 import * as pulumi from "@pulumi/pulumi";
 import { providerModule } from "./provider.ts";
+import { quietStacks, restoreStacks } from "./stacks.ts";
 
 /** Type tokens are `pulumi-nodejs:dynamic/cws:<Type>`. */
 export const MODULE = "cws";
@@ -12,20 +13,6 @@ export interface AdoptArgs {
    * takes it under management and updates it to match the program.
    */
   adoptUid?: pulumi.Input<string>;
-}
-
-/**
- * Turns off stack traces for the synchronous part of a resource's registration and returns the
- * limit to restore. @pulumi/pulumi gives each of a resource's properties four promises, and
- * formats a stack trace for each (kept only for its report of promises left pending at exit,
- * which also names the resource and property): for a resource with 30 properties that is most of
- * the program's CPU per resource. The resource's source position and stack in state are taken
- * with their own limit and are unchanged.
- */
-function quietStacks(): number {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  return limit;
 }
 
 /**
@@ -54,12 +41,10 @@ export abstract class CwsResource extends pulumi.CustomResource {
     try {
       super(`pulumi-nodejs:dynamic/${MODULE}:${type}`, name, props, { ...opts, additionalSecretOutputs });
     } catch (e) {
-      Error.stackTraceLimit = limit;
-      // Made while stacks were off: give it the stack of this call, which names the program's line.
-      if (e instanceof Error) Error.captureStackTrace(e);
+      restoreStacks(limit, e);
       throw e;
     } finally {
-      Error.stackTraceLimit = limit;
+      restoreStacks(limit);
     }
     // The uid is the resource's id: known at preview while the object is only updated (so a
     // resource referring to it does not show a replacement), unknown when it is (re)created.

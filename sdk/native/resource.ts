@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { RESOURCE_PROPERTIES, propertyNames } from "../../provider/native/properties.ts";
+import { quietStacks, restoreStacks } from "../stacks.ts";
 
 /** A class with the constructor and static `get` of a `pulumi-cws/sdk` resource class. */
 export interface ResourceClass<Args, Instance> {
@@ -25,7 +26,15 @@ export function nativeResource<C extends ResourceClass<never, unknown>>(type: st
       for (const [k, v] of Object.entries(args ?? {}))
         props[k] = secrets.includes(k) && v !== undefined ? pulumi.secret(v) : v;
       const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...secrets];
-      super(token, name, props, { ...opts, additionalSecretOutputs });
+      const limit = quietStacks();
+      try {
+        super(token, name, props, { ...opts, additionalSecretOutputs });
+      } catch (e) {
+        restoreStacks(limit, e);
+        throw e;
+      } finally {
+        restoreStacks(limit);
+      }
     }
 
     static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions) {
