@@ -7,9 +7,11 @@
  * each resource takes in state, and the API requests per resource. Printed, never asserted.
  *
  * Run: node bench/provider.ts [--n 60,240] [--front-ends dynamic,native] [--repeat 1]
- * [--delay-ms 100] (or BENCH_PROVIDER_N, BENCH_PROVIDER_FRONT_ENDS, BENCH_PROVIDER_REPEAT,
- * BENCH_PROVIDER_DELAY_MS; BENCH_PROVIDER_PROF=DIR writes a CPU profile of each provider
- * process into DIR).
+ * [--delay-ms 100] [--budget-min 30] (or BENCH_PROVIDER_N, BENCH_PROVIDER_FRONT_ENDS,
+ * BENCH_PROVIDER_REPEAT, BENCH_PROVIDER_DELAY_MS, BENCH_PROVIDER_BUDGET_MIN;
+ * BENCH_PROVIDER_PROF=DIR writes a CPU profile of each provider process into DIR). An N whose
+ * runs are expected (from the smaller N's) to end past the budget is not started; the bench says
+ * so and how far it got.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { Stack } from "@pulumi/pulumi/automation/index.js";
@@ -55,6 +57,7 @@ const WANTED = arg("front-ends", "BENCH_PROVIDER_FRONT_ENDS", "dynamic,native").
 const REPEAT = Number(arg("repeat", "BENCH_PROVIDER_REPEAT", "1"));
 const PROF = process.env.BENCH_PROVIDER_PROF ? resolve(process.env.BENCH_PROVIDER_PROF) : undefined;
 const PROVISION_MS = Number(arg("delay-ms", "BENCH_PROVIDER_DELAY_MS", "100"));
+const BUDGET_MIN = Number(arg("budget-min", "BENCH_PROVIDER_BUDGET_MIN", "30"));
 /** The engine's process for an operation (its command line, NUL-separated). */
 const ENGINE = /\/pulumi\0(up|preview|refresh|destroy)\0/;
 /** The engine stops its plugins with a signal; exiting on it lets --cpu-prof write the profile. */
@@ -265,13 +268,39 @@ async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
+/**
+ * Minutes the runs of `n` are expected to take, from those of the smaller N: the engine's work per
+ * resource grows with the stack (its state is saved whole after each step), so time grows as N^k,
+ * k fitted to the last two N (at least 1), or 2 after a single N.
+ */
+function expectedMinutes(done: { n: number; minutes: number }[], n: number): number | undefined {
+  const last = done.at(-1);
+  if (!last) return undefined;
+  const prev = done.at(-2);
+  const k = prev ? Math.max(1, Math.log(last.minutes / prev.minutes) / Math.log(last.n / prev.n)) : 2;
+  return last.minutes * (n / last.n) ** k;
+}
+
 async function main(): Promise<void> {
   const t0 = performance.now();
+  const minutes = () => (performance.now() - t0) / 60_000;
   const fes = await frontEnds();
   const server = await startServerChild();
   const rows: Row[][] = [];
+  const done: { n: number; minutes: number }[] = [];
+  let skipped: string | undefined;
   try {
     for (const n of NS) {
+      const expected = expectedMinutes(done, n);
+      if (expected !== undefined && minutes() + expected > BUDGET_MIN) {
+        const last = done.at(-1)!;
+        skipped =
+          `N=${n} not run: expected to take ${expected.toFixed(1)} min (N=${last.n} took ` +
+          `${last.minutes.toFixed(1)} min), past the budget of ${BUDGET_MIN} min (--budget-min)`;
+        console.log(`  ${skipped}`);
+        break;
+      }
+      const start = minutes();
       for (let r = 0; r < REPEAT; r++) {
         const runs: Row[] = [];
         for (const fe of fes) {
@@ -283,15 +312,22 @@ async function main(): Promise<void> {
         }
         rows.push(runs);
       }
+      done.push({ n, minutes: minutes() - start });
     }
   } finally {
     server.stop();
   }
   print(rows, fes);
+  console.log(
+    `\nMinutes per N (${REPEAT} run(s) of ${fes.map((f) => f.name).join(", ")}): ` +
+      done.map((d) => `N=${d.n} ${d.minutes.toFixed(1)}`).join(", "),
+  );
+  if (skipped) console.log(`Largest N measured: ${done.at(-1)?.n ?? "none"}. ${skipped}.`);
   console.log(`Total bench time: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
 function print(runs: Row[][], fes: FrontEnd[]): void {
+  const measured = [...new Set(runs.map((r) => r[0]!.n))];
   const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
   console.log(
     `\nProvider at scale vs the engine floor (N no-op dynamic resources, same engine, same run; ` +
@@ -302,7 +338,7 @@ function print(runs: Row[][], fes: FrontEnd[]): void {
     `| N | front end | up | preview | refresh | destroy | provider peak RSS | state bytes/resource | API calls/resource (up, preview, refresh, destroy) |`,
   );
   console.log(`|---:|---|---|---|---|---|---:|---:|---|`);
-  for (const n of NS) {
+  for (const n of measured) {
     const ofN = runs.filter((r) => r[0]!.n === n);
     for (const fe of fes) {
       const mine = ofN.map((r) => r.find((x) => x.name === fe.name)!);
@@ -326,7 +362,7 @@ function print(runs: Row[][], fes: FrontEnd[]): void {
   );
   console.log(`| N | front end | up | preview | refresh | destroy |`);
   console.log(`|---:|---|---|---|---|---|`);
-  for (const n of NS) {
+  for (const n of measured) {
     const ofN = runs.filter((r) => r[0]!.n === n);
     for (const fe of fes) {
       const mine = ofN.map((r) => r.find((x) => x.name === fe.name)!);
