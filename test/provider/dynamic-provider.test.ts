@@ -1,3 +1,5 @@
+/* eslint-disable @typescript-eslint/no-require-imports */
+import * as pulumi from "@pulumi/pulumi";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,6 +39,33 @@ const config = { get: (k) => ({ "cws:baseUrl": baseUrl, "cws:org": "demo", "cws:
 })().catch((e) => { console.error(e); process.exit(1); });
 `;
 
+/**
+ * The provider object earlier versions serialized into state with Pulumi's closure serializer: a
+ * closure per method calling `pulumi-cws/provider/dynamic`'s per-operation functions. Stacks
+ * written then still refresh, update and destroy with it.
+ */
+function legacyProvider(type: string): pulumi.dynamic.ResourceProvider {
+  const impl = () => require("pulumi-cws/provider/dynamic");
+  return {
+    configure: async (r) => impl().configure(r.config),
+    check: async (o, n) => impl().check(type, o, n),
+    diff: async (i, o, n) => impl().diff(type, i, o, n),
+    create: async (p) => impl().create(type, p),
+    read: async (i, p) => impl().read(type, i, p),
+    update: async (i, o, n) => impl().update(type, i, o, n),
+    delete: async (i, p) => impl().remove(type, i, p),
+  };
+}
+
+async function asEngine(text: string, baseUrl: string): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [SOURCE_CONDITION, "-e", ENGINE, text, baseUrl, sshKey(1, "k1")],
+    { cwd: REPO_ROOT },
+  );
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
 describe("the __provider of a dynamic resource", () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -52,20 +81,27 @@ describe("the __provider of a dynamic resource", () => {
     expect(text.length).toBeLessThan(100);
   });
 
-  it("gives the engine a provider whose calls reach the resource module and the service", async () => {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [SOURCE_CONDITION, "-e", ENGINE, providerModule("SshKey"), server.baseUrl, sshKey(1, "k1")],
-      { cwd: REPO_ROOT },
-    );
-    const out = JSON.parse(stdout) as Record<string, unknown>;
+  const expectWorking = (out: Record<string, unknown>) => {
     expect(out.methods).toEqual(["check", "configure", "create", "delete", "diff", "read", "update"]);
-    expect(out.sameObject).toBe(true);
     expect(out.badCheck).toEqual([expect.objectContaining({ property: "name" })]);
     expect(out.rename).toMatchObject({ changes: true, replaces: [] });
     expect(out.rekey).toMatchObject({ changes: true, replaces: ["publicKey"] });
     expect(out.created).toMatchObject({ id: expect.stringMatching(/^key-/), name: "k1", provider: false });
     expect(out.read).toBe("k1");
     expect(out.gone).toBe("");
+  };
+
+  it("gives the engine a provider whose calls reach the resource module and the service", async () => {
+    const out = await asEngine(providerModule("SshKey"), server.baseUrl);
+    expectWorking(out);
+    expect(out.sameObject).toBe(true);
+  });
+
+  it("written by earlier versions (a serialized closure) still works", async () => {
+    // As pulumi.dynamic.Resource serialized it: the handler returns the provider object.
+    const provider = legacyProvider("SshKey");
+    const { text } = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
+    expect(text).toContain(`impl().check(type, o, n)`);
+    expectWorking(await asEngine(text, server.baseUrl));
   });
 });
