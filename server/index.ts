@@ -3,6 +3,7 @@ import { checkExposure, DEFAULT_ADMIN_TOKEN } from "./exposure.ts";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
 import { Faults, type ResolvedOptions, type ServerContext, type UpgradeHandler } from "./context.ts";
+import { durableResponses } from "./http/durable.ts";
 import { Router } from "./http/router.ts";
 import {
   API_PREFIX,
@@ -119,7 +120,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   lifecycle.start();
 
   const listener = createRequestListener(context);
-  const http = createServer({ keepAliveTimeout: 65_000 }, listener);
+  const http = createServer({ keepAliveTimeout: 65_000, ServerResponse: durableResponses(store) }, listener);
   http.on("upgrade", createUpgradeListener(context, upgradeHandlers, listener));
   http.on("clientError", onClientError);
   try {

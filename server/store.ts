@@ -13,9 +13,15 @@ import type { Seed } from "./seed/schema.ts";
 
 /**
  * State of the server in node:sqlite, with an in-memory copy of every document for reads.
- * Every mutation is written through before the request answers (WAL journal), so a server
- * killed between requests restarts with everything it acknowledged. Without a data dir the
- * database is `:memory:` — the same code path.
+ *
+ * Group commit: every mutation is written to the database at once, into one SQL transaction
+ * that stays open until the end of the event-loop turn (setImmediate) and is then committed
+ * (WAL journal): the writes of all requests handled in that turn share one commit. Nothing
+ * that depends on a write may leave the server before its commit: `dirty` says whether
+ * uncommitted writes exist, `durable()` resolves when everything written so far is committed,
+ * and the HTTP layer holds every reply until then (server/http/durable.ts). So a server killed
+ * at any moment restarts with everything it acknowledged. Without a data dir the database is
+ * `:memory:` — the same code path.
  */
 
 interface Doc {
@@ -140,6 +146,12 @@ export interface StoredEvent<T> {
   meta: Record<string, unknown>;
 }
 
+interface Group {
+  done: Promise<void>;
+  commit(): void;
+  fail(e: Error): void;
+}
+
 export class Store {
   readonly db: DatabaseSync;
   readonly workloads: Collection<WorkloadRecord>;
@@ -150,6 +162,10 @@ export class Store {
   private readonly collections: Map<string, Collection<Doc>>;
   private seq = 0;
   private txDepth = 0;
+  /** The open group transaction: writes made since its BEGIN, committed together. */
+  private group: Group | undefined;
+  /** Set when a commit failed: from then on no state may be acknowledged (see durable()). */
+  private failure: Error | undefined;
   private readonly stmts: Record<string, StatementSync>;
   private readonly secrets: SecretBox;
 
@@ -195,6 +211,9 @@ export class Store {
       begin: this.db.prepare("BEGIN"),
       commit: this.db.prepare("COMMIT"),
       rollback: this.db.prepare("ROLLBACK"),
+      savepoint: this.db.prepare("SAVEPOINT tx"),
+      release: this.db.prepare("RELEASE tx"),
+      rollbackTo: this.db.prepare("ROLLBACK TO tx"),
     };
     this.workloads = new Collection(this, "workload");
     this.volumes = new Collection(this, "volume");
@@ -209,6 +228,9 @@ export class Store {
       ["sandbox_template", this.sandboxTemplates as unknown as Collection<Doc>],
     ]);
     this.loadAll();
+    // Whatever loading rewrote is on disk before the constructor returns.
+    this.flush();
+    if (this.failure) throw this.failure;
   }
 
   /** Another collection for an extension module (documents with uid and org). */
@@ -265,33 +287,96 @@ export class Store {
 
   /** @internal */
   writeDoc(kind: string, uid: string, org: string | null, seq: number, doc: unknown): void {
+    this.open();
     this.stmts.upsert!.run(kind, uid, org, seq, this.secrets.stringify(doc));
   }
 
   /** @internal */
   deleteDoc(kind: string, uid: string, seq: number): void {
+    this.open();
     this.stmts.del!.run(kind, uid);
     this.stmts.gone!.run(kind, uid, seq);
   }
 
-  /** Runs fn in one SQL transaction (nested calls join the outer one). */
+  /**
+   * Runs fn atomically: its writes all land or, when it throws, none does (a savepoint in the
+   * group transaction; nested calls join the outer one). fn must be synchronous. Durable at
+   * the group's commit: see durable().
+   */
   transaction<R>(fn: () => R): R {
     if (this.txDepth > 0) return fn();
-    this.stmts.begin!.run();
+    this.open();
+    this.stmts.savepoint!.run();
     this.txDepth++;
     try {
       const out = fn();
       this.txDepth--;
-      this.stmts.commit!.run();
+      this.stmts.release!.run();
       return out;
     } catch (e) {
       this.txDepth--;
-      this.stmts.rollback!.run();
+      // Some errors (disk full, I/O) end the whole transaction; the commit then fails too.
+      if (this.db.isTransaction) {
+        this.stmts.rollbackTo!.run();
+        this.stmts.release!.run();
+      }
       throw e;
     }
   }
 
+  /** Whether writes exist that are not committed yet (or a commit failed). */
+  get dirty(): boolean {
+    return this.group !== undefined || this.failure !== undefined;
+  }
+
+  /**
+   * Resolves when every write made so far is committed; rejects when that commit failed, and
+   * ever after: a server whose memory holds changes its database lost must not acknowledge
+   * anything more (restarting it recovers the committed state).
+   */
+  durable(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return this.group?.done ?? Promise.resolve();
+  }
+
+  /** Commits the open group now (close, and callers that must not wait for the turn to end). */
+  flush(): void {
+    const g = this.group;
+    if (!g) return;
+    this.group = undefined;
+    try {
+      // An error that rolled the transaction back took writes of this group with it.
+      if (!this.db.isTransaction) throw new Error("the transaction was rolled back by an earlier error");
+      this.stmts.commit!.run();
+    } catch (e) {
+      this.failure = new Error(`the database could not commit: ${(e as Error).message}`);
+      if (this.db.isTransaction) this.stmts.rollback!.run();
+      g.fail(this.failure);
+      return;
+    }
+    g.commit();
+  }
+
+  /** Opens the group transaction when none is open; its commit runs at the end of this turn. */
+  private open(): void {
+    if (this.group) return;
+    this.stmts.begin!.run();
+    let commit!: () => void;
+    let fail!: (e: Error) => void;
+    const done = new Promise<void>((resolve, reject) => {
+      commit = resolve;
+      fail = reject;
+    });
+    // Rejections are handled by whoever waits; none waiting is no crash.
+    done.catch(() => {});
+    this.group = { done, commit, fail };
+    setImmediate(this.flushBound);
+  }
+
+  private readonly flushBound = (): void => this.flush();
+
   addEvent<T>(kind: string, subject: string, record: T, meta: Record<string, unknown> = {}): StoredEvent<T> {
+    this.open();
     const r = this.stmts.addEvent!.run(kind, subject, this.secrets.stringify(record), JSON.stringify(meta));
     return { id: Number(r.lastInsertRowid), record, meta };
   }
@@ -319,10 +404,12 @@ export class Store {
   }
 
   kvSet(key: string, value: unknown): void {
+    this.open();
     this.stmts.kvSet!.run(key, this.secrets.stringify(value));
   }
 
   kvDelete(key: string): void {
+    this.open();
     this.stmts.kvDel!.run(key);
   }
 
@@ -354,7 +441,10 @@ export class Store {
     this.seedCache = undefined;
   }
 
+  /** Commits what is pending, then closes the database. */
   close(): void {
-    if (this.db.isOpen) this.db.close();
+    if (!this.db.isOpen) return;
+    this.flush();
+    this.db.close();
   }
 }

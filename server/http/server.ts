@@ -1,4 +1,4 @@
-import { ServerResponse, STATUS_CODES, type IncomingMessage } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { performance } from "node:perf_hooks";
@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Fault } from "../../api/index.ts";
 import type { ServerContext, UpgradeHandler } from "../context.ts";
 import { ApiError } from "./errors.ts";
+import { durableResponses, unsavedError, whenDurable, writeDirectly } from "./durable.ts";
 import { readJsonBody } from "./io.ts";
 import { parseRequestTarget } from "./path.ts";
 import { NEXT, type Reply, type RequestContext, type Router, type RouteAuth } from "./router.ts";
@@ -70,16 +71,30 @@ export function createRequestListener(ctx: ServerContext) {
     const run = bad
       ? Promise.reject(bad)
       : dispatch(ctx, req, res, method, pathname, new URLSearchParams(search));
-    run.catch((e: unknown) => {
-      if (e instanceof ApiError) sendError(res, e);
-      else {
-        ctx.log(`internal error on ${method} ${pathname}: ${(e as Error)?.stack ?? String(e)}`);
-        sendError(res, new ApiError("INTERNAL_ERROR", "internal server error"));
-      }
-    });
+    run.then(
+      (out) => {
+        if (out) answer(ctx, res, () => send(res, method, out));
+      },
+      (e: unknown) => {
+        if (!(e instanceof ApiError))
+          ctx.log(`internal error on ${method} ${pathname}: ${(e as Error)?.stack ?? String(e)}`);
+        const err = e instanceof ApiError ? e : new ApiError("INTERNAL_ERROR", "internal server error");
+        answer(ctx, res, () => sendError(res, err));
+      },
+    );
   };
 }
 
+/** Writes a reply once what it may have read is committed; a failed commit answers 500 instead. */
+function answer(ctx: ServerContext, res: ServerResponse, write: () => void): void {
+  whenDurable(ctx.store, write, (e) => {
+    ctx.log(`reply held back: ${e.message}`);
+    writeDirectly(res);
+    sendError(res, unsavedError());
+  });
+}
+
+/** The reply of the request, or undefined when it was answered already (a route's stream, a cut). */
 async function dispatch(
   ctx: ServerContext,
   req: IncomingMessage,
@@ -87,7 +102,7 @@ async function dispatch(
   method: string,
   pathname: string,
   query: URLSearchParams,
-) {
+): Promise<Reply | undefined> {
   let router: Router;
   let path: string;
   let isAdmin = false;
@@ -118,25 +133,27 @@ async function dispatch(
     if (fault) {
       if (fault.latency_ms) await sleep(fault.latency_ms);
       if (fault.when === "after" && (fault.status || fault.drop)) after = fault;
-      else if (fault.drop) return cut(req, res);
+      else if (fault.drop) {
+        cut(req, res);
+        return undefined;
+      }
       else if (fault.status) {
         req.resume();
         throw faultError(fault);
       }
     }
   }
-  if (!after) {
-    const out = await route(ctx, req, res, router, method, pathname, path, query);
-    if (out) send(res, method, out);
-    return;
-  }
+  if (!after) return route(ctx, req, res, router, method, pathname, path, query);
   // Carry the request out, then lose its answer: an error in its place, or a cut connection.
   try {
     await route(ctx, req, res, router, method, pathname, path, query);
   } catch {
     // Refused or failed: the caller learns nothing of it either way.
   }
-  if (after.drop || res.headersSent) return cut(req, res);
+  if (after.drop || res.headersSent) {
+    cut(req, res);
+    return undefined;
+  }
   throw faultError(after);
 }
 
@@ -328,7 +345,7 @@ export function createUpgradeListener(
       );
       return;
     }
-    const res = new ServerResponse(req);
+    const res = new (durableResponses(ctx.store))(req);
     res.shouldKeepAlive = false;
     res.assignSocket(socket as Socket);
     res.on("finish", () => {
