@@ -9,6 +9,8 @@ import type {
   WorkloadRecord,
 } from "./records.ts";
 import { SecretBox } from "./secrets.ts";
+import { Checkpointer } from "./store-checkpoint.ts";
+import { EventIndex, openSchema } from "./store-tables.ts";
 import type { Seed } from "./seed/schema.ts";
 
 /**
@@ -168,6 +170,8 @@ export class Store {
   private failure: Error | undefined;
   private readonly stmts: Record<string, StatementSync>;
   private readonly secrets: SecretBox;
+  private readonly eventIds = new EventIndex();
+  private readonly checkpointer: Checkpointer | undefined;
 
   /**
    * dataDir is created 0700, the database 0600 (SQLite gives its -wal and -shm files the
@@ -184,27 +188,16 @@ export class Store {
     }
     this.secrets = SecretBox.open(opts.keyFile ?? (dataDir ? join(dataDir, "cws.key") : undefined));
     this.db = new DatabaseSync(file);
-    this.db.exec(`
-      PRAGMA journal_mode = WAL;
-      PRAGMA synchronous = NORMAL;
-      PRAGMA busy_timeout = 5000;
-      CREATE TABLE IF NOT EXISTS docs (kind TEXT NOT NULL, uid TEXT NOT NULL, org TEXT, seq INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (kind, uid));
-      CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, subject TEXT NOT NULL, data TEXT NOT NULL, meta TEXT NOT NULL);
-      CREATE INDEX IF NOT EXISTS events_subject ON events (kind, subject, id);
-      CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS gone (kind TEXT NOT NULL, uid TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (kind, uid));
-    `);
+    openSchema(this.db);
+    if (dataDir) this.checkpointer = new Checkpointer(this.db, file);
     this.stmts = {
       upsert: this.db.prepare(
-        "INSERT OR REPLACE INTO docs (kind, uid, org, seq, data) VALUES (?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO docs (seq, kind, uid, org, data) VALUES (?, ?, ?, ?, ?)",
       ),
-      del: this.db.prepare("DELETE FROM docs WHERE kind = ? AND uid = ?"),
+      del: this.db.prepare("DELETE FROM docs WHERE seq = ?"),
       gone: this.db.prepare("INSERT OR REPLACE INTO gone (kind, uid, seq) VALUES (?, ?, ?)"),
       addEvent: this.db.prepare("INSERT INTO events (kind, subject, data, meta) VALUES (?, ?, ?, ?)"),
-      events: this.db.prepare(
-        "SELECT id, data, meta FROM events WHERE kind = ? AND subject = ? AND id > ? ORDER BY id LIMIT ?",
-      ),
-      eventExists: this.db.prepare("SELECT 1 AS x FROM events WHERE kind = ? AND subject = ? AND id = ?"),
+      event: this.db.prepare("SELECT data, meta FROM events WHERE id = ?"),
       kvGet: this.db.prepare("SELECT value FROM kv WHERE key = ?"),
       kvSet: this.db.prepare("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)"),
       kvDel: this.db.prepare("DELETE FROM kv WHERE key = ?"),
@@ -239,11 +232,8 @@ export class Store {
     if (!c) {
       c = new Collection<Doc>(this, kind);
       this.collections.set(kind, c);
-      const rows = this.db.prepare("SELECT seq, data FROM docs WHERE kind = ? ORDER BY seq").all(kind) as {
-        seq: number;
-        data: string;
-      }[];
-      for (const row of rows) c.load(row.seq, this.secrets.parse<Doc>(row.data));
+      for (const row of this.unclaimed.get(kind) ?? []) c.load(row.seq, row.doc);
+      this.unclaimed.delete(kind);
       const gone = this.db.prepare("SELECT uid, seq FROM gone WHERE kind = ?").all(kind) as {
         uid: string;
         seq: number;
@@ -253,19 +243,29 @@ export class Store {
     return c as unknown as Collection<T>;
   }
 
+  /** Documents of kinds no collection holds yet (an extension's), read at startup. */
+  private readonly unclaimed = new Map<string, { seq: number; doc: Doc }[]>();
+
   private loadAll(): void {
-    const rows = this.db.prepare("SELECT kind, seq, data FROM docs ORDER BY seq").all() as {
+    const rows = this.db.prepare("SELECT kind, seq, data FROM docs ORDER BY seq").iterate() as Iterable<{
       kind: string;
       seq: number;
       data: string;
-    }[];
+    }>;
     const plain: { kind: string; seq: number; doc: Doc }[] = [];
     for (const row of rows) {
       this.seq = Math.max(this.seq, row.seq);
       const doc = this.secrets.parse<Doc>(row.data);
-      this.collections.get(row.kind)?.load(row.seq, doc);
+      const c = this.collections.get(row.kind);
+      if (c) c.load(row.seq, doc);
+      else {
+        let list = this.unclaimed.get(row.kind);
+        if (!list) this.unclaimed.set(row.kind, (list = []));
+        list.push({ seq: row.seq, doc });
+      }
       if (SecretBox.hasPlainSecret(row.data)) plain.push({ kind: row.kind, seq: row.seq, doc });
     }
+    this.eventIds.load(this.db);
     // Secrets a server before encryption wrote in plain text are sealed now.
     for (const p of plain) this.writeDoc(p.kind, p.doc.uid, p.doc.org, p.seq, p.doc);
     const seed = this.stmts.kvGet!.get("seed") as { value: string } | undefined;
@@ -288,13 +288,13 @@ export class Store {
   /** @internal */
   writeDoc(kind: string, uid: string, org: string | null, seq: number, doc: unknown): void {
     this.open();
-    this.stmts.upsert!.run(kind, uid, org, seq, this.secrets.stringify(doc));
+    this.stmts.upsert!.run(seq, kind, uid, org, this.secrets.stringify(doc));
   }
 
   /** @internal */
   deleteDoc(kind: string, uid: string, seq: number): void {
     this.open();
-    this.stmts.del!.run(kind, uid);
+    this.stmts.del!.run(seq);
     this.stmts.gone!.run(kind, uid, seq);
   }
 
@@ -308,13 +308,16 @@ export class Store {
     this.open();
     this.stmts.savepoint!.run();
     this.txDepth++;
+    this.eventIds.begin();
     try {
       const out = fn();
       this.txDepth--;
       this.stmts.release!.run();
+      this.eventIds.keep();
       return out;
     } catch (e) {
       this.txDepth--;
+      this.eventIds.rollback();
       // Some errors (disk full, I/O) end the whole transaction; the commit then fails too.
       if (this.db.isTransaction) {
         this.stmts.rollbackTo!.run();
@@ -355,6 +358,7 @@ export class Store {
       return;
     }
     g.commit();
+    this.checkpointer?.afterCommit();
   }
 
   /** Opens the group transaction when none is open; its commit runs at the end of this turn. */
@@ -378,24 +382,27 @@ export class Store {
   addEvent<T>(kind: string, subject: string, record: T, meta: Record<string, unknown> = {}): StoredEvent<T> {
     this.open();
     const r = this.stmts.addEvent!.run(kind, subject, this.secrets.stringify(record), JSON.stringify(meta));
-    return { id: Number(r.lastInsertRowid), record, meta };
+    const id = Number(r.lastInsertRowid);
+    this.eventIds.add(kind, subject, id);
+    return { id, record, meta };
   }
 
+  /** Events of a subject after `afterId`, oldest first, at most `limit`. */
   events<T>(kind: string, subject: string, afterId = 0, limit = 1_000_000): StoredEvent<T>[] {
-    const rows = this.stmts.events!.all(kind, subject, afterId, limit) as {
-      id: number;
-      data: string;
-      meta: string;
-    }[];
-    return rows.map((r) => ({
-      id: r.id,
-      record: this.secrets.parse<T>(r.data),
-      meta: JSON.parse(r.meta) as Record<string, unknown>,
-    }));
+    const out: StoredEvent<T>[] = [];
+    for (const id of this.eventIds.after(kind, subject, afterId, limit)) {
+      const r = this.stmts.event!.get(id) as { data: string; meta: string };
+      out.push({
+        id,
+        record: this.secrets.parse<T>(r.data),
+        meta: JSON.parse(r.meta) as Record<string, unknown>,
+      });
+    }
+    return out;
   }
 
   eventExists(kind: string, subject: string, id: number): boolean {
-    return this.stmts.eventExists!.get(kind, subject, id) !== undefined;
+    return this.eventIds.has(kind, subject, id);
   }
 
   kvGet<T>(key: string): T | undefined {
@@ -437,6 +444,8 @@ export class Store {
       this.db.exec("DELETE FROM docs; DELETE FROM events; DELETE FROM kv; DELETE FROM gone;"),
     );
     for (const c of this.collections.values()) c.clear();
+    this.unclaimed.clear();
+    this.eventIds.clear();
     this.seq = 0;
     this.seedCache = undefined;
   }
@@ -445,6 +454,7 @@ export class Store {
   close(): void {
     if (!this.db.isOpen) return;
     this.flush();
+    this.checkpointer?.close();
     this.db.close();
   }
 }

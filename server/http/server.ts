@@ -136,8 +136,7 @@ async function dispatch(
       else if (fault.drop) {
         cut(req, res);
         return undefined;
-      }
-      else if (fault.status) {
+      } else if (fault.status) {
         req.resume();
         throw faultError(fault);
       }
