@@ -7,7 +7,10 @@ import { ApiError } from "./errors.ts";
  * group commit, server/store.ts): a reply is held while the store has uncommitted writes, so
  * no client sees a state that a crash could still lose.
  *
- * JSON replies wait in the request listener (`whenDurable`), before their headers are written,
+ * A reply made while a group is open can only have read writes of that group or of earlier
+ * ones (groups commit in order), so it waits for that group's commit and no longer.
+ *
+ * JSON replies wait in the request listener (`afterCommit`), before their headers are written,
  * so that a failed commit can still be answered with an error. Responses a route writes itself
  * (streams: logs, exec, files) are held by the response class (`durableResponses`): a write
  * made while the store is dirty is queued and goes out after the commit, in order; when the
@@ -22,10 +25,36 @@ export function unsavedError(): ApiError {
   );
 }
 
-/** Runs `write` once every write made so far is committed (at once when nothing is pending). */
-export function whenDurable(store: Store, write: () => void, failed: (e: Error) => void): void {
-  if (!store.dirty) write();
-  else store.durable().then(write, failed);
+/** What waits for one group's commit: callbacks in pairs (done, failed), in order. */
+interface Batch {
+  group: Promise<void>;
+  waiting: (((e: Error) => void) | (() => void))[];
+}
+
+const batches = new WeakMap<Store, Batch>();
+
+/**
+ * Runs `done` once every write made so far is committed (at once when nothing is pending), or
+ * `failed` when that commit fails. Everything waiting for the same commit shares one promise
+ * reaction and runs in the order it came.
+ */
+export function afterCommit(store: Store, done: () => void, failed: (e: Error) => void): void {
+  if (!store.dirty) return done();
+  const group = store.durable();
+  let batch = batches.get(store);
+  if (batch?.group !== group) {
+    const b: Batch = (batch = { group, waiting: [] });
+    batches.set(store, b);
+    group.then(
+      () => {
+        for (let i = 0; i < b.waiting.length; i += 2) (b.waiting[i] as () => void)();
+      },
+      (e: Error) => {
+        for (let i = 1; i < b.waiting.length; i += 2) (b.waiting[i] as (e: Error) => void)(e);
+      },
+    );
+  }
+  batch.waiting.push(done, failed);
 }
 
 const held = Symbol("held writes");
@@ -47,6 +76,7 @@ function mustWait(store: Store, res: Holding): boolean {
   return !res[direct] && (res[held] !== undefined || store.dirty);
 }
 
+/** Queues a write of res until the open group commits (writes queued later join it). */
 function hold(store: Store, res: Holding, fn: () => void): void {
   const queue = res[held];
   if (queue) queue.push(fn);
@@ -57,15 +87,16 @@ function hold(store: Store, res: Holding, fn: () => void): void {
 }
 
 function release(store: Store, res: Holding): void {
-  store.durable().then(
+  afterCommit(
+    store,
     () => {
-      // Writes made since (the next group) wait for their own commit.
+      // Something written right after the commit may have been queued since: wait for it too.
       if (store.dirty) return release(store, res);
       const queue = res[held]!;
       res[held] = undefined;
-      for (const fn of queue) fn();
+      for (const write of queue) write();
     },
-    (e: Error) => {
+    (e) => {
       res[held] = undefined;
       res.destroy(e);
     },

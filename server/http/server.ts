@@ -6,10 +6,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Fault } from "../../api/index.ts";
 import type { ServerContext, UpgradeHandler } from "../context.ts";
 import { ApiError } from "./errors.ts";
-import { durableResponses, unsavedError, whenDurable, writeDirectly } from "./durable.ts";
+import { afterCommit, durableResponses, unsavedError, writeDirectly } from "./durable.ts";
 import { readJsonBody } from "./io.ts";
 import { parseRequestTarget } from "./path.ts";
-import { NEXT, type Reply, type RequestContext, type Router, type RouteAuth } from "./router.ts";
+import { NEXT, type Match, type Reply, type RequestContext, type Router, type RouteAuth } from "./router.ts";
 
 export const API_PREFIX = "/v3";
 export const ADMIN_PREFIX = "/admin";
@@ -68,41 +68,66 @@ export function createRequestListener(ctx: ServerContext) {
     res.on("close", () => {
       ctx.log(`${method} ${pathname} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
     });
-    const run = bad
-      ? Promise.reject(bad)
-      : dispatch(ctx, req, res, method, pathname, new URLSearchParams(search));
-    run.then(
-      (out) => {
-        if (out) answer(ctx, res, () => send(res, method, out));
-      },
-      (e: unknown) => {
-        if (!(e instanceof ApiError))
-          ctx.log(`internal error on ${method} ${pathname}: ${(e as Error)?.stack ?? String(e)}`);
-        const err = e instanceof ApiError ? e : new ApiError("INTERNAL_ERROR", "internal server error");
-        answer(ctx, res, () => sendError(res, err));
-      },
-    );
+    // Routes that answer at once are carried out without a promise in between.
+    let out: Outcome | Promise<Outcome>;
+    try {
+      if (bad) throw bad;
+      out = dispatch(ctx, req, res, method, pathname, new URLSearchParams(search));
+    } catch (e) {
+      fail(ctx, res, method, pathname, e);
+      return;
+    }
+    if (isPromise(out)) {
+      out.then(
+        (o) => answer(ctx, res, method, o),
+        (e: unknown) => fail(ctx, res, method, pathname, e),
+      );
+    } else answer(ctx, res, method, out);
   };
 }
 
-/** Writes a reply once what it may have read is committed; a failed commit answers 500 instead. */
-function answer(ctx: ServerContext, res: ServerResponse, write: () => void): void {
-  whenDurable(ctx.store, write, (e) => {
-    ctx.log(`reply held back: ${e.message}`);
-    writeDirectly(res);
-    sendError(res, unsavedError());
-  });
+/** A route's reply, or undefined when the request was answered already (a route's stream, a cut). */
+type Outcome = Reply | undefined;
+
+function isPromise<T>(x: T | Promise<T>): x is Promise<T> {
+  return typeof (x as { then?: unknown } | undefined)?.then === "function";
 }
 
-/** The reply of the request, or undefined when it was answered already (a route's stream, a cut). */
-async function dispatch(
+/** Writes a reply once what it may have read is committed; a failed commit answers 500 instead. */
+function answer(ctx: ServerContext, res: ServerResponse, method: string, out: Outcome): void {
+  if (!out) return;
+  afterCommit(
+    ctx.store,
+    () => send(res, method, out),
+    (e) => unsaved(ctx, res, e),
+  );
+}
+
+function fail(ctx: ServerContext, res: ServerResponse, method: string, pathname: string, e: unknown): void {
+  if (!(e instanceof ApiError))
+    ctx.log(`internal error on ${method} ${pathname}: ${(e as Error)?.stack ?? String(e)}`);
+  const err = e instanceof ApiError ? e : new ApiError("INTERNAL_ERROR", "internal server error");
+  afterCommit(
+    ctx.store,
+    () => sendError(res, err),
+    (e) => unsaved(ctx, res, e),
+  );
+}
+
+function unsaved(ctx: ServerContext, res: ServerResponse, e: Error): void {
+  ctx.log(`reply held back: ${e.message}`);
+  writeDirectly(res);
+  sendError(res, unsavedError());
+}
+
+function dispatch(
   ctx: ServerContext,
   req: IncomingMessage,
   res: ServerResponse,
   method: string,
   pathname: string,
   query: URLSearchParams,
-): Promise<Reply | undefined> {
+): Outcome | Promise<Outcome> {
   let router: Router;
   let path: string;
   let isAdmin = false;
@@ -127,33 +152,41 @@ async function dispatch(
     );
   }
 
-  let after: Fault | undefined;
-  if (!isAdmin) {
-    const fault = ctx.faults.take(method, path);
-    if (fault) {
-      if (fault.latency_ms) await sleep(fault.latency_ms);
-      if (fault.when === "after" && (fault.status || fault.drop)) after = fault;
-      else if (fault.drop) {
-        cut(req, res);
-        return undefined;
-      } else if (fault.status) {
-        req.resume();
-        throw faultError(fault);
-      }
+  const fault = isAdmin ? undefined : ctx.faults.take(method, path);
+  if (!fault) return route(ctx, req, res, router, method, pathname, path, query);
+  return withFault(req, res, fault, () => route(ctx, req, res, router, method, pathname, path, query));
+}
+
+/** Carries out an injected fault: a delay, then an error or a cut instead of the route or after it. */
+async function withFault(
+  req: IncomingMessage,
+  res: ServerResponse,
+  fault: Fault,
+  run: () => Outcome | Promise<Outcome>,
+): Promise<Outcome> {
+  if (fault.latency_ms) await sleep(fault.latency_ms);
+  if (fault.when === "after" && (fault.status || fault.drop)) {
+    // Carry the request out, then lose its answer: an error in its place, or a cut connection.
+    try {
+      await run();
+    } catch {
+      // Refused or failed: the caller learns nothing of it either way.
     }
+    if (fault.drop || res.headersSent) {
+      cut(req, res);
+      return undefined;
+    }
+    throw faultError(fault);
   }
-  if (!after) return route(ctx, req, res, router, method, pathname, path, query);
-  // Carry the request out, then lose its answer: an error in its place, or a cut connection.
-  try {
-    await route(ctx, req, res, router, method, pathname, path, query);
-  } catch {
-    // Refused or failed: the caller learns nothing of it either way.
-  }
-  if (after.drop || res.headersSent) {
+  if (fault.drop) {
     cut(req, res);
     return undefined;
   }
-  throw faultError(after);
+  if (fault.status) {
+    req.resume();
+    throw faultError(fault);
+  }
+  return run();
 }
 
 /** The error an injected fault answers with. */
@@ -175,7 +208,7 @@ function cut(req: IncomingMessage, res: ServerResponse): void {
 }
 
 /** Authenticates and runs the matching route; its reply, or undefined when it answered itself. */
-async function route(
+function route(
   ctx: ServerContext,
   req: IncomingMessage,
   res: ServerResponse,
@@ -184,7 +217,7 @@ async function route(
   pathname: string,
   path: string,
   query: URLSearchParams,
-): Promise<Reply | undefined> {
+): Outcome | Promise<Outcome> {
   const dt = req.headers["x-deployment-type"];
   let deploymentType: "master" | "shadow" | undefined;
   if (dt !== undefined) {
@@ -226,18 +259,33 @@ async function route(
       return bodyPromise;
     },
   };
-  let authed: RouteAuth | undefined;
-  for (const { route: r, params } of match.routes) {
+  return runRoutes(ctx, rc, match.routes, 0, undefined, pathname);
+}
+
+/** The first answer of the matching routes from `from` on (a route returning NEXT passes). */
+function runRoutes(
+  ctx: ServerContext,
+  rc: RequestContext,
+  routes: Match["routes"],
+  from: number,
+  authed: RouteAuth | undefined,
+  pathname: string,
+): Outcome | Promise<Outcome> {
+  for (let i = from; i < routes.length; i++) {
+    const { route: r, params } = routes[i]!;
     rc.params = params;
     if (authed !== r.auth) {
       authenticate(ctx, rc, r.auth, params);
       authed = r.auth;
     }
-    const out = await r.handler(rc);
-    if (out === NEXT) continue;
-    return out;
+    const out = r.handler(rc);
+    if (isPromise(out)) {
+      const auth = authed;
+      return out.then((o) => (o === NEXT ? runRoutes(ctx, rc, routes, i + 1, auth, pathname) : o));
+    }
+    if (out !== NEXT) return out;
   }
-  throw new ApiError("ROUTE_NOT_FOUND", `no route ${method} ${pathname}`);
+  throw new ApiError("ROUTE_NOT_FOUND", `no route ${rc.method} ${pathname}`);
 }
 
 function send(res: ServerResponse, method: string, out: Reply): void {
