@@ -33,6 +33,21 @@ interface Doc {
 
 const GLOBAL = "";
 
+/**
+ * How long a group stays open before its commit: $CWS_COMMIT_DELAY_MS, default 0 (the end of
+ * the event-loop turn). A delay gathers bigger groups under heavy writing and makes every reply
+ * that waits for a commit that much slower; the durability tests use it to widen the window in
+ * which a crash meets uncommitted writes.
+ */
+function commitDelayMs(): number {
+  const raw = process.env.CWS_COMMIT_DELAY_MS;
+  if (raw === undefined || raw === "") return 0;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 0 || ms > 10_000)
+    throw new Error(`CWS_COMMIT_DELAY_MS must be a whole number of milliseconds from 0 to 10000 (got '${raw}')`);
+  return ms;
+}
+
 export class Collection<T extends Doc> {
   private readonly kind: string;
   private readonly store: Store;
@@ -172,6 +187,7 @@ export class Store {
   private readonly secrets: SecretBox;
   private readonly eventIds = new EventIndex();
   private readonly checkpointer: Checkpointer | undefined;
+  private readonly commitDelayMs = commitDelayMs();
 
   /**
    * dataDir is created 0700, the database 0600 (SQLite gives its -wal and -shm files the
@@ -374,7 +390,8 @@ export class Store {
     // Rejections are handled by whoever waits; none waiting is no crash.
     done.catch(() => {});
     this.group = { done, commit, fail };
-    setImmediate(this.flushBound);
+    if (this.commitDelayMs > 0) setTimeout(this.flushBound, this.commitDelayMs);
+    else setImmediate(this.flushBound);
   }
 
   private readonly flushBound = (): void => this.flush();

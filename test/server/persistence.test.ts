@@ -1,12 +1,18 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { Pool } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
+import { durableResponses } from "../../server/http/durable.ts";
 import { DEFAULT_SEED } from "../../server/index.ts";
-import { call, create, rental, start, sshKey, waitForStatus } from "./helpers.ts";
+import { Store } from "../../server/store.ts";
+import { call, create, expectError, rental, start, sshKey, waitForStatus } from "./helpers.ts";
 
 const CLI = fileURLToPath(new URL("../../server/cli.ts", import.meta.url));
 const dirs: string[] = [];
@@ -18,6 +24,42 @@ const tmp = () => {
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
+
+const h = { authorization: "Bearer demo-token", "content-type": "application/json" };
+
+/** `cws serve` on dataDir in a child process; its API base URL once it listens. */
+async function serve(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<{ proc: ChildProcess; base: string }> {
+  const proc = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data-dir", dataDir, "--quiet"], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...env },
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    let err = "";
+    proc.stderr!.on("data", (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (http:\/\/\S+\/v3)/.exec(err);
+      if (m) resolve(m[1]!);
+    });
+    proc.on("exit", (code) => reject(new Error(`cws serve exited ${code}: ${err}`)));
+  });
+  return { proc, base };
+}
+
+/** Every workload UID of the demo org, page by page. */
+async function allWorkloadUids(base: string): Promise<Set<string>> {
+  const uids = new Set<string>();
+  let cursor: string | null = null;
+  do {
+    const q: string = cursor ? `?limit=500&cursor=${cursor}` : "?limit=500";
+    const page = (await (await fetch(`${base}/orgs/demo/workloads${q}`, { headers: h })).json()) as any;
+    for (const w of page.items) uids.add(w.uid);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return uids;
+}
 
 describe("persistence", () => {
   it("keeps state across a restart with the same data dir", async () => {
@@ -70,23 +112,7 @@ describe("persistence", () => {
 
   it("survives kill -9 of `cws serve` between requests", async () => {
     const dataDir = tmp();
-    const serve = async (): Promise<{ proc: ChildProcess; base: string }> => {
-      const proc = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data-dir", dataDir, "--quiet"], {
-        stdio: ["ignore", "ignore", "pipe"],
-      });
-      const base = await new Promise<string>((resolve, reject) => {
-        let err = "";
-        proc.stderr!.on("data", (d: Buffer) => {
-          err += d.toString();
-          const m = /listening on (http:\/\/\S+\/v3)/.exec(err);
-          if (m) resolve(m[1]!);
-        });
-        proc.on("exit", (code) => reject(new Error(`cws serve exited ${code}: ${err}`)));
-      });
-      return { proc, base };
-    };
-    const h = { authorization: "Bearer demo-token", "content-type": "application/json" };
-    const first = await serve();
+    const first = await serve(dataDir);
     const created = (await (
       await fetch(`${first.base}/orgs/demo/workloads`, {
         method: "POST",
@@ -98,7 +124,7 @@ describe("persistence", () => {
     const exited = new Promise((r) => first.proc.on("exit", r));
     first.proc.kill("SIGKILL");
     await exited;
-    const second = await serve();
+    const second = await serve(dataDir);
     try {
       const g = (await (
         await fetch(`${second.base}/orgs/demo/workloads/${created.uid}`, { headers: h })
@@ -109,6 +135,56 @@ describe("persistence", () => {
       second.proc.kill("SIGTERM");
     }
   });
+
+  it("loses no acknowledged create when `cws serve` is killed -9 amid concurrent creates", async () => {
+    const dataDir = tmp();
+    // Each group commit waits 30 ms: a reply sent before its commit would leave a wide window
+    // in which the kill finds acknowledged creates not yet on disk.
+    const first = await serve(dataDir, { CWS_COMMIT_DELAY_MS: "30" });
+    const pool = new Pool(new URL(first.base).origin, { connections: 40 });
+    const acked: string[] = [];
+    let killed = false;
+    let lostInFlight = 0;
+    const exited = new Promise((r) => first.proc.on("exit", r));
+    await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        for (let n = 0; !killed; n++) {
+          try {
+            const res = await pool.request({
+              method: "POST",
+              path: "/v3/orgs/demo/workloads",
+              headers: h,
+              body: JSON.stringify(rental({ name: `load-${i}-${n}` })),
+            });
+            const body = (await res.body.json()) as any;
+            if (res.statusCode !== 201)
+              throw new Error(`create answered ${res.statusCode}: ${JSON.stringify(body)}`);
+            acked.push(body.uid);
+            if (acked.length === 300) {
+              killed = true;
+              first.proc.kill("SIGKILL");
+            }
+          } catch (e) {
+            if (!killed) throw e;
+            lostInFlight++;
+          }
+        }
+      }),
+    );
+    await exited;
+    await pool.destroy();
+    // The kill met requests under way: the server had work it had not answered.
+    expect(lostInFlight).toBeGreaterThan(0);
+
+    const second = await serve(dataDir);
+    try {
+      const stored = await allWorkloadUids(second.base);
+      const missing = acked.filter((uid) => !stored.has(uid));
+      expect(missing).toEqual([]);
+    } finally {
+      second.proc.kill("SIGTERM");
+    }
+  }, 60_000);
 
   it("starts from a seed file instead of the built-in seed", async () => {
     const dir = tmp();
@@ -128,5 +204,149 @@ describe("persistence", () => {
     }
     writeFileSync(file, JSON.stringify({ orgs: [] }));
     await expect(start({ seed: file })).rejects.toThrow(/seed file/);
+  });
+});
+
+describe("group commit", () => {
+  it("commits the writes of a turn together, at its end: another connection sees them only then", async () => {
+    const dir = tmp();
+    const store = new Store(dir);
+    const other = new DatabaseSync(join(dir, "cws.sqlite"), { readOnly: true });
+    const seen = () => other.prepare("SELECT value FROM kv WHERE key = 'k'").get();
+    try {
+      store.kvSet("k", 1);
+      store.addEvent("test", "subject", { n: 1 });
+      expect(store.dirty).toBe(true);
+      expect(seen()).toBeUndefined();
+      await store.durable();
+      expect(store.dirty).toBe(false);
+      expect(seen()).toEqual({ value: "1" });
+    } finally {
+      other.close();
+      store.close();
+    }
+  });
+
+  it("rolls back a failed transaction alone; the writes around it in the same turn land", async () => {
+    const store = new Store();
+    try {
+      store.kvSet("before", 1);
+      const kept = store.addEvent("test", "s", { n: 1 });
+      let dropped = 0;
+      expect(() =>
+        store.transaction(() => {
+          store.kvSet("inside", 2);
+          dropped = store.addEvent("test", "s", { n: 2 }).id;
+          throw new Error("refused");
+        }),
+      ).toThrow("refused");
+      store.kvSet("after", 3);
+      await store.durable();
+      expect([store.kvGet("before"), store.kvGet("inside"), store.kvGet("after")]).toEqual([1, undefined, 3]);
+      expect(store.events("test", "s").map((e) => e.record)).toEqual([{ n: 1 }]);
+      expect(store.eventExists("test", "s", kept.id)).toBe(true);
+      expect(store.eventExists("test", "s", dropped)).toBe(false);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("holds a response a route writes itself until the commit of the writes before it", async () => {
+    const store = new Store();
+    const Response = durableResponses(store);
+    const respond = (body: string) => {
+      let out = "";
+      const socket = new Duplex({
+        write(chunk, _enc, cb) {
+          out += String(chunk);
+          cb();
+        },
+        read() {},
+      });
+      const res = new Response(new IncomingMessage(socket as never));
+      res.assignSocket(socket as never);
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write(body);
+      res.end();
+      return () => out;
+    };
+    try {
+      store.kvSet("k", 1);
+      const held = respond("after a write");
+      expect(held()).toBe("");
+      await store.durable();
+      expect(held()).toMatch(/^HTTP\/1.1 200 OK\r\n[\s\S]*after a write/);
+      const direct = respond("nothing pending");
+      expect(direct()).toMatch(/nothing pending/);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("answers 500 when a commit fails, and acknowledges nothing from then on", async () => {
+    const s = await start();
+    try {
+      const store = s.context.store;
+      // A deferred foreign key that is still violated makes the COMMIT itself fail.
+      store.db.exec(`
+        PRAGMA foreign_keys = ON;
+        CREATE TABLE parent (id INTEGER PRIMARY KEY);
+        CREATE TABLE child (parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);
+      `);
+      const before = await create(s, rental({ name: "saved" }));
+      const failing = call(s, "POST", "/orgs/demo/workloads", rental({ name: "lost" }));
+      store.transaction(() => store.db.exec("INSERT INTO child VALUES (42)"));
+      expect(expectError(await failing, 500, "INTERNAL_ERROR")).toMatch(/could not save its state/);
+      await expect(store.durable()).rejects.toThrow(/could not commit/);
+      // Memory may hold what the database lost: no state is answered any more, not even reads.
+      expectError(await call(s, "GET", `/orgs/demo/workloads/${before.uid}`), 500, "INTERNAL_ERROR");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("converts a database of the earlier layout (documents keyed by kind and UID) on open", async () => {
+    const dataDir = tmp();
+    const a = await start({ dataDir, provisionDelayMs: 20 });
+    const w = await create(a, rental());
+    await call(a, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
+    await waitForStatus(a, w.uid, "running");
+    const w2 = await create(a, rental({ name: "second" }));
+    await a.close();
+    const db = new DatabaseSync(join(dataDir, "cws.sqlite"));
+    db.exec(`
+      CREATE TABLE docs0 (kind TEXT NOT NULL, uid TEXT NOT NULL, org TEXT, seq INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (kind, uid));
+      INSERT INTO docs0 SELECT kind, uid, org, seq, data FROM docs;
+      DROP TABLE docs;
+      ALTER TABLE docs0 RENAME TO docs;
+      CREATE INDEX events_subject ON events (kind, subject, id);
+      PRAGMA user_version = 0;
+    `);
+    db.close();
+
+    const b = await start({ dataDir });
+    try {
+      const list = (await call(b, "GET", "/orgs/demo/workloads")).body.items.map((x: any) => x.uid);
+      expect(list).toEqual([w.uid, w2.uid]);
+      const events = (await call(b, "GET", `/orgs/demo/workloads/${w.uid}/events`)).body.items;
+      expect(events.map((e: any) => e.event_type)).toEqual(["CREATED", "STATUS_CHANGE", "STATUS_CHANGE"]);
+      const w3 = await create(b, rental({ name: "third" }));
+      expect((await call(b, "GET", "/orgs/demo/workloads")).body.items.map((x: any) => x.uid)).toEqual([
+        w.uid,
+        w2.uid,
+        w3.uid,
+      ]);
+    } finally {
+      await b.close();
+    }
+    const after = new DatabaseSync(join(dataDir, "cws.sqlite"), { readOnly: true });
+    try {
+      expect(after.prepare("PRAGMA user_version").get()).toEqual({ user_version: 1 });
+      expect(
+        after.prepare("SELECT name FROM sqlite_master WHERE name = 'events_subject'").get(),
+      ).toBeUndefined();
+    } finally {
+      after.close();
+    }
   });
 });
