@@ -62,8 +62,9 @@ export function openSchema(db: DatabaseSync): void {
  */
 export class EventIndex {
   private readonly bySubject = new Map<string, Map<string, number[]>>();
-  /** While a transaction is open: the lists that got an id in it, in order. */
-  private added: number[][] | undefined;
+  /** While a transaction is open (`tracking`): the lists that got an id in it, in order. */
+  private readonly added: number[][] = [];
+  private tracking = false;
 
   load(db: DatabaseSync): void {
     const rows = db.prepare("SELECT id, kind, subject FROM events ORDER BY id").iterate() as Iterable<{
@@ -85,21 +86,22 @@ export class EventIndex {
   add(kind: string, subject: string, id: number): void {
     const ids = this.list(kind, subject);
     ids.push(id);
-    this.added?.push(ids);
+    if (this.tracking) this.added.push(ids);
   }
 
   begin(): void {
-    this.added = [];
+    this.tracking = true;
   }
 
   keep(): void {
-    this.added = undefined;
+    this.tracking = false;
+    this.added.length = 0;
   }
 
   /** Forgets the ids added since `begin`. */
   rollback(): void {
-    for (let i = this.added?.length ?? 0; i > 0; i--) this.added![i - 1]!.pop();
-    this.added = undefined;
+    for (let i = this.added.length; i > 0; i--) this.added[i - 1]!.pop();
+    this.keep();
   }
 
   /** Ids of the subject greater than afterId, at most limit. */
@@ -119,7 +121,7 @@ export class EventIndex {
 
   clear(): void {
     this.bySubject.clear();
-    this.added = undefined;
+    this.keep();
   }
 }
 

@@ -10,20 +10,21 @@ import type {
 } from "./records.ts";
 import { SecretBox } from "./secrets.ts";
 import { Checkpointer } from "./store-checkpoint.ts";
+import { GroupCommit } from "./store-commit.ts";
 import { EventIndex, openSchema } from "./store-tables.ts";
 import type { Seed } from "./seed/schema.ts";
 
 /**
  * State of the server in node:sqlite, with an in-memory copy of every document for reads.
  *
- * Group commit: every mutation is written to the database at once, into one SQL transaction
- * that stays open until the end of the event-loop turn (setImmediate) and is then committed
+ * Group commit (store-commit.ts): every mutation is written to the database at once, into one
+ * SQL transaction that stays open until the end of the event-loop turn and is then committed
  * (WAL journal): the writes of all requests handled in that turn share one commit. Nothing
  * that depends on a write may leave the server before its commit: `dirty` says whether
  * uncommitted writes exist, `durable()` resolves when everything written so far is committed,
  * and the HTTP layer holds every reply until then (server/http/durable.ts). So a server killed
  * at any moment restarts with everything it acknowledged. Without a data dir the database is
- * `:memory:` — the same code path.
+ * `:memory:` — the same code path. Tables: store-tables.ts; checkpoints: store-checkpoint.ts.
  */
 
 interface Doc {
@@ -32,21 +33,6 @@ interface Doc {
 }
 
 const GLOBAL = "";
-
-/**
- * How long a group stays open before its commit: $CWS_COMMIT_DELAY_MS, default 0 (the end of
- * the event-loop turn). A delay gathers bigger groups under heavy writing and makes every reply
- * that waits for a commit that much slower; the durability tests use it to widen the window in
- * which a crash meets uncommitted writes.
- */
-function commitDelayMs(): number {
-  const raw = process.env.CWS_COMMIT_DELAY_MS;
-  if (raw === undefined || raw === "") return 0;
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 0 || ms > 10_000)
-    throw new Error(`CWS_COMMIT_DELAY_MS must be a whole number of milliseconds from 0 to 10000 (got '${raw}')`);
-  return ms;
-}
 
 export class Collection<T extends Doc> {
   private readonly kind: string;
@@ -163,12 +149,6 @@ export interface StoredEvent<T> {
   meta: Record<string, unknown>;
 }
 
-interface Group {
-  done: Promise<void>;
-  commit(): void;
-  fail(e: Error): void;
-}
-
 export class Store {
   readonly db: DatabaseSync;
   readonly workloads: Collection<WorkloadRecord>;
@@ -179,15 +159,11 @@ export class Store {
   private readonly collections: Map<string, Collection<Doc>>;
   private seq = 0;
   private txDepth = 0;
-  /** The open group transaction: writes made since its BEGIN, committed together. */
-  private group: Group | undefined;
-  /** Set when a commit failed: from then on no state may be acknowledged (see durable()). */
-  private failure: Error | undefined;
+  private readonly commits: GroupCommit;
   private readonly stmts: Record<string, StatementSync>;
   private readonly secrets: SecretBox;
   private readonly eventIds = new EventIndex();
   private readonly checkpointer: Checkpointer | undefined;
-  private readonly commitDelayMs = commitDelayMs();
 
   /**
    * dataDir is created 0700, the database 0600 (SQLite gives its -wal and -shm files the
@@ -206,6 +182,7 @@ export class Store {
     this.db = new DatabaseSync(file);
     openSchema(this.db);
     if (dataDir) this.checkpointer = new Checkpointer(this.db, file);
+    this.commits = new GroupCommit(this.db, () => this.checkpointer?.afterCommit());
     this.stmts = {
       upsert: this.db.prepare(
         "INSERT OR REPLACE INTO docs (seq, kind, uid, org, data) VALUES (?, ?, ?, ?, ?)",
@@ -217,9 +194,6 @@ export class Store {
       kvGet: this.db.prepare("SELECT value FROM kv WHERE key = ?"),
       kvSet: this.db.prepare("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)"),
       kvDel: this.db.prepare("DELETE FROM kv WHERE key = ?"),
-      begin: this.db.prepare("BEGIN"),
-      commit: this.db.prepare("COMMIT"),
-      rollback: this.db.prepare("ROLLBACK"),
       savepoint: this.db.prepare("SAVEPOINT tx"),
       release: this.db.prepare("RELEASE tx"),
       rollbackTo: this.db.prepare("ROLLBACK TO tx"),
@@ -238,8 +212,8 @@ export class Store {
     ]);
     this.loadAll();
     // Whatever loading rewrote is on disk before the constructor returns.
-    this.flush();
-    if (this.failure) throw this.failure;
+    this.commits.flush();
+    if (this.commits.failed) throw this.commits.failed;
   }
 
   /** Another collection for an extension module (documents with uid and org). */
@@ -343,58 +317,24 @@ export class Store {
     }
   }
 
-  /** Whether writes exist that are not committed yet (or a commit failed). */
+  /** Whether writes exist that are not committed yet (or a commit failed): see GroupCommit. */
   get dirty(): boolean {
-    return this.group !== undefined || this.failure !== undefined;
+    return this.commits.dirty;
   }
 
-  /**
-   * Resolves when every write made so far is committed; rejects when that commit failed, and
-   * ever after: a server whose memory holds changes its database lost must not acknowledge
-   * anything more (restarting it recovers the committed state).
-   */
+  /** Resolves when every write made so far is committed; rejects after a failed commit. */
   durable(): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
-    return this.group?.done ?? Promise.resolve();
+    return this.commits.durable();
   }
 
-  /** Commits the open group now (close, and callers that must not wait for the turn to end). */
+  /** Commits the writes of this turn now instead of at its end. */
   flush(): void {
-    const g = this.group;
-    if (!g) return;
-    this.group = undefined;
-    try {
-      // An error that rolled the transaction back took writes of this group with it.
-      if (!this.db.isTransaction) throw new Error("the transaction was rolled back by an earlier error");
-      this.stmts.commit!.run();
-    } catch (e) {
-      this.failure = new Error(`the database could not commit: ${(e as Error).message}`);
-      if (this.db.isTransaction) this.stmts.rollback!.run();
-      g.fail(this.failure);
-      return;
-    }
-    g.commit();
-    this.checkpointer?.afterCommit();
+    this.commits.flush();
   }
 
-  /** Opens the group transaction when none is open; its commit runs at the end of this turn. */
   private open(): void {
-    if (this.group) return;
-    this.stmts.begin!.run();
-    let commit!: () => void;
-    let fail!: (e: Error) => void;
-    const done = new Promise<void>((resolve, reject) => {
-      commit = resolve;
-      fail = reject;
-    });
-    // Rejections are handled by whoever waits; none waiting is no crash.
-    done.catch(() => {});
-    this.group = { done, commit, fail };
-    if (this.commitDelayMs > 0) setTimeout(this.flushBound, this.commitDelayMs);
-    else setImmediate(this.flushBound);
+    this.commits.open();
   }
-
-  private readonly flushBound = (): void => this.flush();
 
   addEvent<T>(kind: string, subject: string, record: T, meta: Record<string, unknown> = {}): StoredEvent<T> {
     this.open();

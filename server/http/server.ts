@@ -1,18 +1,22 @@
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
-import type { Duplex } from "node:stream";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Fault } from "../../api/index.ts";
-import type { ServerContext, UpgradeHandler } from "../context.ts";
+import type { ServerContext } from "../context.ts";
 import { ApiError } from "./errors.ts";
-import { afterCommit, durableResponses, unsavedError, writeDirectly } from "./durable.ts";
+import { afterCommit, unsavedError, writeDirectly } from "./durable.ts";
 import { readJsonBody } from "./io.ts";
-import { parseRequestTarget } from "./path.ts";
+import { ADMIN_PREFIX, API_PREFIX, parseRequestTarget } from "./path.ts";
 import { NEXT, type Match, type Reply, type RequestContext, type Router, type RouteAuth } from "./router.ts";
 
-export const API_PREFIX = "/v3";
-export const ADMIN_PREFIX = "/admin";
+export { ADMIN_PREFIX, API_PREFIX } from "./path.ts";
+export {
+  checkWebSocketHandshake,
+  createUpgradeListener,
+  onClientError,
+  writeSocketError,
+} from "./upgrade.ts";
+
 const ROOT_ALIASES = new Set(["/healthz", "/readyz", "/version"]);
 
 export function bearer(req: IncomingMessage): string | undefined {
@@ -26,7 +30,7 @@ export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
 ): void {
   if (res.headersSent) {
     res.end();
@@ -39,11 +43,12 @@ export function sendJson(
   }
   // A string body goes out in one write with the headers (a Buffer would be a second chunk).
   const data = JSON.stringify(body);
-  res.writeHead(status, {
+  const head: Record<string, string | number> = {
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(data, "utf8"),
-    ...headers,
-  });
+  };
+  if (headers) Object.assign(head, headers);
+  res.writeHead(status, head);
   res.end(data, "utf8");
 }
 
@@ -72,7 +77,7 @@ export function createRequestListener(ctx: ServerContext) {
     let out: Outcome | Promise<Outcome>;
     try {
       if (bad) throw bad;
-      out = dispatch(ctx, req, res, method, pathname, new URLSearchParams(search));
+      out = dispatch(ctx, req, res, method, pathname, search);
     } catch (e) {
       fail(ctx, res, method, pathname, e);
       return;
@@ -126,7 +131,7 @@ function dispatch(
   res: ServerResponse,
   method: string,
   pathname: string,
-  query: URLSearchParams,
+  search: string,
 ): Outcome | Promise<Outcome> {
   let router: Router;
   let path: string;
@@ -153,8 +158,8 @@ function dispatch(
   }
 
   const fault = isAdmin ? undefined : ctx.faults.take(method, path);
-  if (!fault) return route(ctx, req, res, router, method, pathname, path, query);
-  return withFault(req, res, fault, () => route(ctx, req, res, router, method, pathname, path, query));
+  if (!fault) return route(ctx, req, res, router, method, pathname, path, search);
+  return withFault(req, res, fault, () => route(ctx, req, res, router, method, pathname, path, search));
 }
 
 /** Carries out an injected fault: a delay, then an error or a cut instead of the route or after it. */
@@ -216,7 +221,7 @@ function route(
   method: string,
   pathname: string,
   path: string,
-  query: URLSearchParams,
+  search: string,
 ): Outcome | Promise<Outcome> {
   const dt = req.headers["x-deployment-type"];
   let deploymentType: "master" | "shadow" | undefined;
@@ -244,22 +249,46 @@ function route(
     throw new ApiError("ROUTE_NOT_FOUND", `no route ${method} ${pathname}`);
   }
 
-  let bodyPromise: Promise<unknown> | undefined;
-  const rc: RequestContext = {
-    req,
-    res,
-    method,
-    path,
-    params: {},
-    query,
-    org: "",
-    deploymentType,
-    json(opts) {
-      bodyPromise ??= readJsonBody(req, opts?.limitBytes);
-      return bodyPromise;
-    },
-  };
+  const rc = new Exchange(req, res, method, path, search, deploymentType);
   return runRoutes(ctx, rc, match.routes, 0, undefined, pathname);
+}
+
+/** The RequestContext of one request; its query is parsed when a route first asks for it. */
+class Exchange implements RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly method: string;
+  readonly path: string;
+  params: Record<string, string> = {};
+  org = "";
+  readonly deploymentType: "master" | "shadow" | undefined;
+  private readonly search: string;
+  private parsedQuery: URLSearchParams | undefined;
+  private body: Promise<unknown> | undefined;
+
+  constructor(
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    path: string,
+    search: string,
+    deploymentType: "master" | "shadow" | undefined,
+  ) {
+    this.req = req;
+    this.res = res;
+    this.method = method;
+    this.path = path;
+    this.search = search;
+    this.deploymentType = deploymentType;
+  }
+
+  get query(): URLSearchParams {
+    return (this.parsedQuery ??= new URLSearchParams(this.search));
+  }
+
+  json(opts?: { limitBytes?: number }): Promise<unknown> {
+    return (this.body ??= readJsonBody(this.req, opts?.limitBytes));
+  }
 }
 
 /** The first answer of the matching routes from `from` on (a route returning NEXT passes). */
@@ -321,143 +350,4 @@ function authenticate(
   if (auth === "org" && params.org !== undefined && params.org !== org) {
     throw new ApiError("FORBIDDEN", `the API token is not valid for organization ${params.org}`);
   }
-}
-
-/** Writes an API error on a raw socket (an upgrade that is refused), then closes it. */
-export function writeSocketError(socket: Duplex, err: ApiError): void {
-  const body = JSON.stringify({ error: err.message, reason: err.reason });
-  if (socket.destroyed || !socket.writable) return;
-  const extra = Object.entries(err.headers)
-    .map(([k, v]) => `${k}: ${v}\r\n`)
-    .join("");
-  socket.end(
-    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? "Error"}\r\n` +
-      "Content-Type: application/json; charset=utf-8\r\n" +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      extra +
-      "Connection: close\r\n\r\n" +
-      body,
-  );
-}
-
-/**
- * The checks RFC 6455 puts on a WebSocket handshake (GET, Upgrade: websocket, version 13,
- * a 16-byte base64 key), as API errors: the WebSocket library would answer them in text.
- */
-export function checkWebSocketHandshake(req: IncomingMessage): void {
-  if (req.method !== "GET")
-    throw ApiError.custom(400, "WEBSOCKET_HANDSHAKE_INVALID", "a WebSocket handshake must be a GET request");
-  const version = req.headers["sec-websocket-version"];
-  if (version !== "13")
-    throw ApiError.custom(
-      426,
-      "WEBSOCKET_HANDSHAKE_INVALID",
-      `Sec-WebSocket-Version must be 13 (got ${version === undefined ? "none" : `'${String(version).slice(0, 50)}'`})`,
-      { "sec-websocket-version": "13" },
-    );
-  const key = req.headers["sec-websocket-key"];
-  if (typeof key !== "string" || !/^[A-Za-z0-9+/]{22}==$/.test(key.trim()))
-    throw ApiError.custom(
-      400,
-      "WEBSOCKET_HANDSHAKE_INVALID",
-      "Sec-WebSocket-Key must be the base64 of 16 bytes",
-    );
-}
-
-/**
- * The node:http 'upgrade' listener. WebSocket upgrades are offered to the registered
- * handlers in turn; a request that none of them takes (another protocol such as h2c, or a
- * WebSocket upgrade of a REST route) is answered as the plain HTTP/1.1 request it also is,
- * by `plain` (the request listener): the Upgrade header is ignored, as HTTP allows.
- */
-export function createUpgradeListener(
-  ctx: ServerContext,
-  handlers: UpgradeHandler[],
-  plain: (req: IncomingMessage, res: ServerResponse) => void,
-) {
-  const answerPlain = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    const length = req.headers["content-length"];
-    if (
-      (length !== undefined && length !== "0") ||
-      req.headers["transfer-encoding"] !== undefined ||
-      head.length
-    ) {
-      // node:http hands over the socket of an upgrade unparsed: a body cannot be read here.
-      writeSocketError(
-        socket,
-        new ApiError(
-          "INVALID_BODY",
-          "a request with a body cannot ask for a protocol upgrade; drop the Upgrade header",
-        ),
-      );
-      return;
-    }
-    const res = new (durableResponses(ctx.store))(req);
-    res.shouldKeepAlive = false;
-    res.assignSocket(socket as Socket);
-    res.on("finish", () => {
-      res.detachSocket(socket as Socket);
-      socket.end();
-    });
-    req.push(null);
-    plain(req, res);
-  };
-  return (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    socket.on("error", () => socket.destroy());
-    const isWebSocket = String(req.headers.upgrade ?? "").toLowerCase() === "websocket";
-    let pathname: string;
-    try {
-      pathname = parseRequestTarget(req.url).pathname;
-    } catch (e) {
-      writeSocketError(socket, e as ApiError);
-      return;
-    }
-    if (!isWebSocket || !pathname.startsWith(`${API_PREFIX}/`)) {
-      answerPlain(req, socket, head);
-      return;
-    }
-    const path = pathname.slice(API_PREFIX.length);
-    void (async () => {
-      for (const h of handlers) {
-        try {
-          if (await h(req, socket, head, path)) {
-            ctx.log(`UPGRADE ${pathname} 101`);
-            return;
-          }
-        } catch (e) {
-          ctx.log(`upgrade handler error on ${pathname}: ${(e as Error).message}`);
-          writeSocketError(
-            socket,
-            e instanceof ApiError
-              ? e
-              : new ApiError("SERVICE_UNAVAILABLE", "the WebSocket could not be opened; try again"),
-          );
-          return;
-        }
-      }
-      answerPlain(req, socket, head);
-    })();
-  };
-}
-
-/**
- * The node:http 'clientError' listener: requests the HTTP parser refuses (bad request line
- * or headers, headers too large) get the API's JSON error body too.
- */
-export function onClientError(err: Error & { code?: string }, socket: Duplex): void {
-  if (err.code === "ECONNRESET" || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const e =
-    err.code === "HPE_HEADER_OVERFLOW"
-      ? ApiError.custom(431, "HEADERS_TOO_LARGE", "request headers are too large")
-      : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? ApiError.custom(408, "REQUEST_TIMEOUT", "the request was not received in time")
-        : ApiError.custom(
-            400,
-            "MALFORMED_REQUEST",
-            `the HTTP request is malformed (${err.code ?? "parse error"})`,
-          );
-  writeSocketError(socket, e);
 }
