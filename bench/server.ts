@@ -17,7 +17,7 @@ import { Pool } from "undici";
 const CHILD = fileURLToPath(new URL("./server-child.ts", import.meta.url));
 /** Measuring time per server and row. */
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const WARMUP_MS = 300;
 const AUTH = { authorization: "Bearer demo-token", "content-type": "application/json" };
 const BODY = JSON.stringify({
