@@ -1,11 +1,11 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 
 /**
- * Group commit for the store (server/store.ts): every write goes into one SQL transaction,
- * opened by the first write of an event-loop turn and committed at the end of that turn
- * (setImmediate), so the writes of all requests handled in the turn share one commit. `dirty`
- * says whether uncommitted writes exist; `durable()` resolves when everything written so far
- * is committed. A failed commit is final: `durable()` rejects from then on.
+ * Group commit for the store (server/store.ts): the first write of an event-loop turn opens a
+ * group; at the end of that turn (setImmediate) the group's writes (kept in memory meanwhile,
+ * store-writes.ts) go to the database in one SQL transaction and one commit. `dirty` says
+ * whether uncommitted writes exist; `durable()` resolves when everything written so far is
+ * committed. A failed commit is final: `durable()` rejects from then on.
  */
 
 /**
@@ -37,15 +37,18 @@ export class GroupCommit {
   private readonly commit: StatementSync;
   private readonly rollback: StatementSync;
   private readonly delayMs = commitDelayMs();
+  /** Writes the group's changes (inside the SQL transaction). */
+  private readonly write: () => void;
   /** Called after each successful commit. */
   private readonly committed: () => void;
-  /** The open group: writes made since its BEGIN. */
+  /** The open group: writes made since the last commit. */
   private group: Group | undefined;
   /** Set when a commit failed: from then on no state may be acknowledged. */
   private failure: Error | undefined;
 
-  constructor(db: DatabaseSync, committed: () => void = () => {}) {
+  constructor(db: DatabaseSync, write: () => void, committed: () => void = () => {}) {
     this.db = db;
+    this.write = write;
     this.committed = committed;
     this.begin = db.prepare("BEGIN");
     this.commit = db.prepare("COMMIT");
@@ -72,10 +75,9 @@ export class GroupCommit {
     return this.group?.done ?? Promise.resolve();
   }
 
-  /** Opens the group transaction unless one is open; call before every write. */
+  /** Opens a group unless one is open; call with every write. */
   open(): void {
     if (this.group) return;
-    this.begin.run();
     let commit!: () => void;
     let fail!: (e: Error) => void;
     const done = new Promise<void>((resolve, reject) => {
@@ -97,8 +99,8 @@ export class GroupCommit {
     if (!g) return;
     this.group = undefined;
     try {
-      // An error that rolled the transaction back took writes of this group with it.
-      if (!this.db.isTransaction) throw new Error("the transaction was rolled back by an earlier error");
+      this.begin.run();
+      this.write();
       this.commit.run();
     } catch (e) {
       this.failure = new Error(`the database could not commit: ${(e as Error).message}`);

@@ -11,6 +11,7 @@ import type {
 import { SecretBox } from "./secrets.ts";
 import { Checkpointer } from "./store-checkpoint.ts";
 import { GroupCommit } from "./store-commit.ts";
+import { PendingWrites, type WriteStatements } from "./store-writes.ts";
 import { EventIndex, openSchema } from "./store-tables.ts";
 import type { Seed } from "./seed/schema.ts";
 
@@ -163,6 +164,9 @@ export class Store {
   private readonly stmts: Record<string, StatementSync>;
   private readonly secrets: SecretBox;
   private readonly eventIds = new EventIndex();
+  private readonly pending = new PendingWrites();
+  /** The last event id given out (ids are never reused, as with AUTOINCREMENT). */
+  private lastEventId = 0;
   private readonly checkpointer: Checkpointer | undefined;
 
   /**
@@ -182,21 +186,24 @@ export class Store {
     this.db = new DatabaseSync(file);
     openSchema(this.db);
     if (dataDir) this.checkpointer = new Checkpointer(this.db, file);
-    this.commits = new GroupCommit(this.db, () => this.checkpointer?.afterCommit());
-    this.stmts = {
+    const writes: WriteStatements = {
       upsert: this.db.prepare(
         "INSERT OR REPLACE INTO docs (seq, kind, uid, org, data) VALUES (?, ?, ?, ?, ?)",
       ),
       del: this.db.prepare("DELETE FROM docs WHERE seq = ?"),
       gone: this.db.prepare("INSERT OR REPLACE INTO gone (kind, uid, seq) VALUES (?, ?, ?)"),
-      addEvent: this.db.prepare("INSERT INTO events (kind, subject, data, meta) VALUES (?, ?, ?, ?)"),
-      event: this.db.prepare("SELECT data, meta FROM events WHERE id = ?"),
-      kvGet: this.db.prepare("SELECT value FROM kv WHERE key = ?"),
+      addEvent: this.db.prepare("INSERT INTO events (id, kind, subject, data, meta) VALUES (?, ?, ?, ?, ?)"),
       kvSet: this.db.prepare("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)"),
       kvDel: this.db.prepare("DELETE FROM kv WHERE key = ?"),
-      savepoint: this.db.prepare("SAVEPOINT tx"),
-      release: this.db.prepare("RELEASE tx"),
-      rollbackTo: this.db.prepare("ROLLBACK TO tx"),
+    };
+    this.commits = new GroupCommit(
+      this.db,
+      () => this.pending.apply(this.db, writes, (doc) => this.secrets.stringify(doc)),
+      () => this.checkpointer?.afterCommit(),
+    );
+    this.stmts = {
+      event: this.db.prepare("SELECT data, meta FROM events WHERE id = ?"),
+      kvGet: this.db.prepare("SELECT value FROM kv WHERE key = ?"),
     };
     this.workloads = new Collection(this, "workload");
     this.volumes = new Collection(this, "volume");
@@ -220,6 +227,8 @@ export class Store {
   collection<T extends Doc>(kind: string): Collection<T> {
     let c = this.collections.get(kind);
     if (!c) {
+      // The gone table is read below: what this turn removed must be in it.
+      this.flush();
       c = new Collection<Doc>(this, kind);
       this.collections.set(kind, c);
       for (const row of this.unclaimed.get(kind) ?? []) c.load(row.seq, row.doc);
@@ -256,6 +265,12 @@ export class Store {
       if (SecretBox.hasPlainSecret(row.data)) plain.push({ kind: row.kind, seq: row.seq, doc });
     }
     this.eventIds.load(this.db);
+    const last = this.db
+      .prepare(
+        "SELECT max(coalesce((SELECT max(id) FROM events), 0), coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)) AS id",
+      )
+      .get() as { id: number };
+    this.lastEventId = last.id;
     // Secrets a server before encryption wrote in plain text are sealed now.
     for (const p of plain) this.writeDoc(p.kind, p.doc.uid, p.doc.org, p.seq, p.doc);
     const seed = this.stmts.kvGet!.get("seed") as { value: string } | undefined;
@@ -278,41 +293,36 @@ export class Store {
   /** @internal */
   writeDoc(kind: string, uid: string, org: string | null, seq: number, doc: unknown): void {
     this.open();
-    this.stmts.upsert!.run(seq, kind, uid, org, this.secrets.stringify(doc));
+    this.pending.putDoc(seq, { kind, uid, org, doc });
   }
 
   /** @internal */
   deleteDoc(kind: string, uid: string, seq: number): void {
     this.open();
-    this.stmts.del!.run(seq);
-    this.stmts.gone!.run(kind, uid, seq);
+    this.pending.deleteDoc(kind, uid, seq);
   }
 
   /**
-   * Runs fn atomically: its writes all land or, when it throws, none does (a savepoint in the
-   * group transaction; nested calls join the outer one). fn must be synchronous. Durable at
-   * the group's commit: see durable().
+   * Runs fn atomically: its writes all land or, when it throws, none does (nested calls join
+   * the outer one). fn must be synchronous. Durable at the group's commit: see durable(). The
+   * in-memory documents are not restored: a document fn changed keeps the change in memory,
+   * and is saved so when something else writes it in the same group.
    */
   transaction<R>(fn: () => R): R {
     if (this.txDepth > 0) return fn();
-    this.open();
-    this.stmts.savepoint!.run();
     this.txDepth++;
+    this.pending.begin();
     this.eventIds.begin();
     try {
       const out = fn();
       this.txDepth--;
-      this.stmts.release!.run();
+      this.pending.keep();
       this.eventIds.keep();
       return out;
     } catch (e) {
       this.txDepth--;
+      this.pending.rollback();
       this.eventIds.rollback();
-      // Some errors (disk full, I/O) end the whole transaction; the commit then fails too.
-      if (this.db.isTransaction) {
-        this.stmts.rollbackTo!.run();
-        this.stmts.release!.run();
-      }
       throw e;
     }
   }
@@ -338,8 +348,8 @@ export class Store {
 
   addEvent<T>(kind: string, subject: string, record: T, meta: Record<string, unknown> = {}): StoredEvent<T> {
     this.open();
-    const r = this.stmts.addEvent!.run(kind, subject, this.secrets.stringify(record), JSON.stringify(meta));
-    const id = Number(r.lastInsertRowid);
+    const id = ++this.lastEventId;
+    this.pending.addEvent([id, kind, subject, this.secrets.stringify(record), JSON.stringify(meta)]);
     this.eventIds.add(kind, subject, id);
     return { id, record, meta };
   }
@@ -348,7 +358,7 @@ export class Store {
   events<T>(kind: string, subject: string, afterId = 0, limit = 1_000_000): StoredEvent<T>[] {
     const out: StoredEvent<T>[] = [];
     for (const id of this.eventIds.after(kind, subject, afterId, limit)) {
-      const r = this.stmts.event!.get(id) as { data: string; meta: string };
+      const r = this.pending.event(id) ?? (this.stmts.event!.get(id) as { data: string; meta: string });
       out.push({
         id,
         record: this.secrets.parse<T>(r.data),
@@ -363,18 +373,20 @@ export class Store {
   }
 
   kvGet<T>(key: string): T | undefined {
+    const pending = this.pending.kvValue(key);
+    if (pending !== undefined) return pending === null ? undefined : this.secrets.parse<T>(pending);
     const row = this.stmts.kvGet!.get(key) as { value: string } | undefined;
     return row ? this.secrets.parse<T>(row.value) : undefined;
   }
 
   kvSet(key: string, value: unknown): void {
     this.open();
-    this.stmts.kvSet!.run(key, this.secrets.stringify(value));
+    this.pending.setKv(key, this.secrets.stringify(value));
   }
 
   kvDelete(key: string): void {
     this.open();
-    this.stmts.kvDel!.run(key);
+    this.pending.setKv(key, null);
   }
 
   private seedCache: Seed | undefined;
@@ -397,9 +409,8 @@ export class Store {
 
   /** Drops everything (documents, events, key-values). */
   wipe(): void {
-    this.transaction(() =>
-      this.db.exec("DELETE FROM docs; DELETE FROM events; DELETE FROM kv; DELETE FROM gone;"),
-    );
+    this.open();
+    this.pending.wipe();
     for (const c of this.collections.values()) c.clear();
     this.unclaimed.clear();
     this.eventIds.clear();

@@ -241,6 +241,9 @@ describe("group commit", () => {
         }),
       ).toThrow("refused");
       store.kvSet("after", 3);
+      // Read before the commit: what the group holds.
+      expect(store.kvGet("inside")).toBeUndefined();
+      expect(store.events("test", "s").map((e) => e.record)).toEqual([{ n: 1 }]);
       await store.durable();
       expect([store.kvGet("before"), store.kvGet("inside"), store.kvGet("after")]).toEqual([1, undefined, 3]);
       expect(store.events("test", "s").map((e) => e.record)).toEqual([{ n: 1 }]);
@@ -287,16 +290,14 @@ describe("group commit", () => {
     const s = await start();
     try {
       const store = s.context.store;
-      // A deferred foreign key that is still violated makes the COMMIT itself fail.
+      // The database refuses to write the workload named "lost", as a full disk would.
       store.db.exec(`
-        PRAGMA foreign_keys = ON;
-        CREATE TABLE parent (id INTEGER PRIMARY KEY);
-        CREATE TABLE child (parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);
+        CREATE TRIGGER refuse_lost BEFORE INSERT ON docs WHEN NEW.data LIKE '%"name":"lost"%'
+        BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END;
       `);
       const before = await create(s, rental({ name: "saved" }));
-      const failing = call(s, "POST", "/orgs/demo/workloads", rental({ name: "lost" }));
-      store.transaction(() => store.db.exec("INSERT INTO child VALUES (42)"));
-      expect(expectError(await failing, 500, "INTERNAL_ERROR")).toMatch(/could not save its state/);
+      const failing = await call(s, "POST", "/orgs/demo/workloads", rental({ name: "lost" }));
+      expect(expectError(failing, 500, "INTERNAL_ERROR")).toMatch(/could not save its state/);
       await expect(store.durable()).rejects.toThrow(/could not commit/);
       // Memory may hold what the database lost: no state is answered any more, not even reads.
       expectError(await call(s, "GET", `/orgs/demo/workloads/${before.uid}`), 500, "INTERNAL_ERROR");
