@@ -1,6 +1,12 @@
 import type { WorkloadEvent } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
-import { sandboxTemplateView, sshKeyView, templateView, volumeView, workloadOperation } from "../views.ts";
+import {
+  sandboxTemplateView,
+  sshKeyView,
+  volumeView,
+  workloadOperation,
+  workloadTemplateView,
+} from "../views.ts";
 import { credits } from "../billing.ts";
 
 /** What the dashboard shows of one org: everything alive, as the API's own views render it. */
@@ -19,7 +25,7 @@ export function orgOverview(ctx: ServerContext, org: string) {
     templates: store.templates
       .list(org, true)
       .filter((t) => t.org === org || t.visibility === "PUBLIC")
-      .map((t) => templateView(t)),
+      .map(workloadTemplateView),
     sandbox_templates: store.sandboxTemplates.list(org, true).map(sandboxTemplateView),
   };
 }

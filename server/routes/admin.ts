@@ -3,7 +3,13 @@ import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { parseBody } from "../http/io.ts";
 import { applySeed } from "../seed/apply.ts";
-import { sandboxTemplateView, sshKeyView, templateView, volumeView, workloadOperation } from "../views.ts";
+import {
+  sandboxTemplateView,
+  sshKeyView,
+  volumeView,
+  workloadOperation,
+  workloadTemplateView,
+} from "../views.ts";
 import { credits, setCredits } from "../billing.ts";
 import { orgExists } from "../auth.ts";
 
@@ -45,7 +51,7 @@ export function registerAdminRoutes(ctx: ServerContext): void {
             .map((w) => workloadOperation(lc, w)),
           volumes: store.volumes.list(o).map((v) => volumeView(lc, v)),
           ssh_keys: store.sshKeys.list(o).map(sshKeyView),
-          templates: store.templates.list(o).map((t) => templateView(t)),
+          templates: store.templates.list(o).map(workloadTemplateView),
           sandbox_templates: store.sandboxTemplates
             .list(o)
             .filter((t) => t.kind === "USER")
