@@ -4,6 +4,7 @@ import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RequestContext } from "../http/router.ts";
 import type { SandboxService } from "../sandbox/service.ts";
+import { desktopOf } from "../sandbox/targets.ts";
 import type { TerminalSession as RuntimeTerminal } from "../sandbox/runtime.ts";
 import { sandboxApiError, sandboxRoute, targetOf } from "./sandbox-http.ts";
 
@@ -138,7 +139,7 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
     `${W}/desktop`,
     sandboxRoute(svc, (rc) => {
       const t = targetOf(svc, rc, "describe the desktop of", "present");
-      const desktop = svc.desktop(t);
+      const desktop = desktopOf(t);
       if (!desktop.available) return { status: 200, body: desktop };
       const path = `/orgs/${rc.org}/workloads/${t.w.uid}/desktop/ws`;
       return {

@@ -7,6 +7,7 @@ import { ApiError } from "../http/errors.ts";
 import { bearer, checkWebSocketHandshake, writeSocketError } from "../http/server.ts";
 import type { Pool } from "../sandbox/pools.ts";
 import type { SandboxService } from "../sandbox/service.ts";
+import { connectDesktop, terminalOf } from "../sandbox/targets.ts";
 import type { TerminalSession } from "../sandbox/runtime.ts";
 import { sandboxApiError } from "./sandbox-http.ts";
 
@@ -91,7 +92,7 @@ export function registerSandboxWebSockets(ctx: ServerContext, svc: SandboxServic
     const [org, uid, termId] = [decode(m[1]!), decode(m[2]!), decode(m[3]!)];
     const pool = admit(req, org, uid);
     const t = svc.target(org, uid, pool, "connect to a terminal of", "running");
-    const term = svc.terminal(t, termId);
+    const term = terminalOf(t, termId);
     wss.handleUpgrade(req, socket, head, (ws) => bridgeTerminal(ws, term));
   };
 
@@ -102,7 +103,7 @@ export function registerSandboxWebSockets(ctx: ServerContext, svc: SandboxServic
     const t = svc.target(org, uid, pool, "connect to the desktop of", "running");
     let sock: net.Socket;
     try {
-      sock = await svc.connectDesktop(t, DESKTOP_WAIT_MS);
+      sock = await connectDesktop(t, DESKTOP_WAIT_MS);
     } catch (e) {
       throw sandboxApiError(svc, e, t);
     }

@@ -1,20 +1,19 @@
 import {
   LIMITS,
-  TERMINAL_ID,
   nameViolation,
   type ForkBody,
   type PublishBody,
   type WorkloadCreate,
 } from "../../api/index.ts";
-import type * as net from "node:net";
 import type { ServerContext } from "../context.ts";
 import { ApiError, violationError } from "../http/errors.ts";
 import type { SandboxTemplateRecord, WorkloadRecord } from "../records.ts";
 import { SandboxPools, type LiveSandbox, type Pool, type Target } from "./pools.ts";
-import { bubblewrapStatus, DESKTOP_RFB_PORT, type TerminalSession } from "./runtime.ts";
+import { bubblewrapStatus } from "./runtime.ts";
 import { Snapshots } from "./snapshots.ts";
 import type { SandboxTemplateService } from "./templates.ts";
 import { AccessTickets } from "./tickets.ts";
+import { SandboxTargets, type Need } from "./targets.ts";
 import { SandboxTimers } from "./timers.ts";
 
 /**
@@ -23,12 +22,10 @@ import { SandboxTimers } from "./timers.ts";
  * must be, freezes and thaws, forks and publishes, and mints access tickets. Routes
  * (server/routes/sandbox-*.ts) translate requests into its calls and runtime failures into API
  * errors (routes/sandbox-http.ts); its own rule violations are ApiErrors with the spec's codes,
- * as in the other services. The sandboxes themselves are in pools.ts, the timers in timers.ts,
- * published files in snapshots.ts, tickets in tickets.ts.
+ * as in the other services. The sandboxes themselves are in pools.ts, the rules of what a
+ * request may act on in targets.ts, the timers in timers.ts, published files in snapshots.ts,
+ * tickets in tickets.ts.
  */
-
-/** Where the target of an operation must be. */
-export type Need = "running" | "deployed" | "present";
 
 /** Name of a fork made without a name: `{parent}-fork`, the parent's part cut to keep 32 characters. */
 export function forkName(parent: string): string {
@@ -51,6 +48,7 @@ export class SandboxService {
   private readonly snapshots: Snapshots;
   private readonly tickets: AccessTickets;
   private readonly timers: SandboxTimers;
+  private readonly targets: SandboxTargets;
   /** X-Deployment-Type of the pending deploy request of a workload. */
   private readonly deployPool = new Map<string, Pool | undefined>();
   /** Child workload UID -> parent workload UID, for a deploy that is a fork. */
@@ -62,6 +60,7 @@ export class SandboxService {
     this.pools = new SandboxPools({ sandboxRoot: ctx.options.sandboxRoot, store: ctx.store });
     this.snapshots = new Snapshots(this.pools.rootDir, () => this.pools.ensureRoot());
     this.tickets = new AccessTickets(ctx.clock);
+    this.targets = new SandboxTargets(ctx.store, this.pools);
     this.timers = new SandboxTimers({
       pools: this.pools,
       lc: ctx.lifecycle,
@@ -135,55 +134,14 @@ export class SandboxService {
 
   // ---- targets ----------------------------------------------------------------------------
 
-  /**
-   * The sandbox an operation acts on, or the API error saying why not: 404 WORKLOAD_NOT_FOUND,
-   * 400 WORKLOAD_OPERATION_UNSUPPORTED (not a sandbox), 409 WORKLOAD_SANDBOX_NOT_DEPLOYED,
-   * 409 WORKLOAD_SANDBOX_UNAVAILABLE (still provisioning), 404 WORKLOAD_SANDBOX_TARGET_NOT_FOUND
-   * (no runtime in the request's pool), 409 WORKLOAD_SANDBOX_INVALID_STATE (frozen, when it must run).
-   */
+  /** The sandbox an operation acts on, or the API error saying why not (see SandboxTargets.target). */
   target(org: string, uid: string, pool: Pool, action: string, need: Need): Target {
-    const w = this.sandboxWorkload(org, uid, action);
-    const deployed = w.status === "running" || w.status === "frozen";
-    if (!deployed && !(need === "present" && w.status === "provisioning")) {
-      if (w.status === "provisioning")
-        throw new ApiError(
-          "WORKLOAD_SANDBOX_UNAVAILABLE",
-          `cannot ${action} sandbox ${uid}: it is still provisioning; poll its state until running`,
-        );
-      throw new ApiError(
-        "WORKLOAD_SANDBOX_NOT_DEPLOYED",
-        `cannot ${action} sandbox ${uid}: it is not deployed (status ${w.status}); deploy it and wait for running`,
-      );
-    }
-    const live = this.pools.live.get(uid);
-    if (!live || live.pool !== pool)
-      throw new ApiError(
-        "WORKLOAD_SANDBOX_TARGET_NOT_FOUND",
-        `sandbox ${uid} has no runtime in the ${pool} deployment (X-Deployment-Type selects the deployment)`,
-      );
-    if (need === "running" && w.status === "frozen")
-      throw new ApiError(
-        "WORKLOAD_SANDBOX_INVALID_STATE",
-        `cannot ${action} sandbox ${uid}: it is frozen; thaw it first`,
-      );
-    return { w, live, rt: this.pools.runtimes[live.pool] };
+    return this.targets.target(org, uid, pool, action, need);
   }
 
   /** Whether uid is a SANDBOX workload of the org (other workloads' requests go to other routes). */
   isSandbox(org: string, uid: string): boolean {
-    return this.store.workloads.getIn(org, uid)?.type === "SANDBOX";
-  }
-
-  /** The org's SANDBOX workload (404 / 400 otherwise). */
-  sandboxWorkload(org: string, uid: string, action: string): WorkloadRecord {
-    const w = this.store.workloads.getIn(org, uid);
-    if (!w) throw new ApiError("WORKLOAD_NOT_FOUND", `workload ${uid} not found`);
-    if (w.type !== "SANDBOX")
-      throw new ApiError(
-        "WORKLOAD_OPERATION_UNSUPPORTED",
-        `${action} is only supported for SANDBOX workloads (workload ${uid} is ${w.type})`,
-      );
-    return w;
+    return this.targets.isSandbox(org, uid);
   }
 
   /** Runs an operation on the sandbox; it counts as activity for the idle timeout while it runs. */
@@ -193,45 +151,6 @@ export class SandboxService {
 
   runtimeState(live: LiveSandbox): string | undefined {
     return this.pools.runtimeState(live);
-  }
-
-  /** A live terminal of the sandbox, for a WebSocket to attach to. */
-  terminal(t: Target, terminalId: string): TerminalSession {
-    const term = TERMINAL_ID.test(terminalId) ? t.rt.getTerminal(t.live.id, terminalId) : undefined;
-    if (!term)
-      throw new ApiError(
-        "WORKLOAD_TERMINAL_NOT_FOUND",
-        `terminal ${terminalId} not found in sandbox ${t.w.uid}`,
-      );
-    if (term.exited)
-      throw new ApiError(
-        "WORKLOAD_SANDBOX_INVALID_STATE",
-        `terminal ${terminalId} has exited (exit code ${term.exitCode}); open a new one`,
-      );
-    return term;
-  }
-
-  /** Whether the sandbox has a desktop, its RFB port, and whether its server listens yet. */
-  desktop(t: Target): { available: false } | { available: true; port: number; listening: boolean } {
-    if (!t.live.desktop) return { available: false };
-    let listening = false;
-    try {
-      const d = t.rt.desktop(t.live.id);
-      listening = d.available && d.listening;
-    } catch {
-      listening = false; // still starting
-    }
-    return { available: true, port: DESKTOP_RFB_PORT, listening };
-  }
-
-  /** A connection to the sandbox's desktop (RFB), waiting up to waitMs for its server to listen. */
-  connectDesktop(t: Target, waitMs: number): Promise<net.Socket> {
-    if (!t.live.desktop)
-      throw new ApiError(
-        "WORKLOAD_SANDBOX_NO_DESKTOP",
-        `sandbox ${t.w.uid} has no desktop (headless template)`,
-      );
-    return t.rt.connectDesktop(t.live.id, waitMs);
   }
 
   /** Marks activity the runtime does not see (desktop traffic), for the idle timeout. */
