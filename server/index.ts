@@ -100,18 +100,19 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   if (!store.isSeeded()) applySeed(store, seed, iso(clock));
   const lifecycle = new Lifecycle(store, clock, { provisionDelayMs: resolved.provisionDelayMs, log });
+  const faults = new Faults();
   const upgradeHandlers: UpgradeHandler[] = [];
   const closers: (() => void | Promise<void>)[] = [];
   const context: ServerContext = {
     options: resolved,
     store,
     lifecycle,
-    services: createServices(lifecycle),
+    services: createServices(lifecycle, faults),
     clock,
     router: new Router(),
     admin: new Router(),
     site: new Router(),
-    faults: new Faults(),
+    faults,
     wss: new WebSocketServer({ noServer: true }),
     onUpgrade: (h) => void upgradeHandlers.push(h),
     orgOfToken: (token) => orgOfToken(store, token),

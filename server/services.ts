@@ -1,4 +1,6 @@
+import { AdminService } from "./admin.ts";
 import { WorkloadExec } from "./exec-simulator.ts";
+import type { Faults } from "./http/faults.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import { SandboxTemplateService } from "./sandbox/templates.ts";
 import { SshKeyService } from "./ssh-keys.ts";
@@ -23,9 +25,10 @@ export interface Services {
   sshKeys: SshKeyService;
   workloadTemplates: WorkloadTemplateService;
   sandboxTemplates: SandboxTemplateService;
+  admin: AdminService;
 }
 
-export function createServices(lc: Lifecycle): Services {
+export function createServices(lc: Lifecycle, faults: Faults): Services {
   const checks = new WorkloadChecks(lc.store);
   return {
     workloads: new WorkloadService(lc, checks),
@@ -36,5 +39,6 @@ export function createServices(lc: Lifecycle): Services {
     sshKeys: new SshKeyService(lc),
     workloadTemplates: new WorkloadTemplateService(lc),
     sandboxTemplates: new SandboxTemplateService(lc),
+    admin: new AdminService(lc, faults),
   };
 }
