@@ -3,23 +3,7 @@ import { credits, setCredits } from "./billing.ts";
 import type { Faults } from "./http/faults.ts";
 import { ApiError } from "./http/errors.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type {
-  SandboxTemplateRecord,
-  SshKeyRecord,
-  TemplateRecord,
-  VolumeRecord,
-  WorkloadRecord,
-} from "./records.ts";
 import { applySeed } from "./seed/apply.ts";
-
-/** What an organization holds, for the admin inspection (deleted workloads and FRESH templates left out). */
-export interface OrgResources {
-  workloads: WorkloadRecord[];
-  volumes: readonly VolumeRecord[];
-  sshKeys: readonly SshKeyRecord[];
-  workloadTemplates: readonly TemplateRecord[];
-  sandboxTemplates: SandboxTemplateRecord[];
-}
 
 /**
  * The admin surface's operations (under /admin, its own token): reset to the seed, inspection,
@@ -57,7 +41,8 @@ export class AdminService {
     this.lc.start();
   }
 
-  resources(org: string): OrgResources {
+  /** What an organization holds, for the admin inspection (deleted workloads and FRESH templates left out). */
+  resources(org: string) {
     const store = this.store;
     return {
       workloads: store.workloads.list(org).filter((w) => w.status !== "deleted"),

@@ -80,13 +80,15 @@ export class WorkloadTemplateService {
     return t;
   }
 
+  /** The templates the org can see: its own and the PUBLIC ones, in creation order. */
+  visible(org: string): TemplateRecord[] {
+    return this.store.templates.list(org, true).filter((t) => t.org === org || t.visibility === "PUBLIC");
+  }
+
   /** A page of the templates the org can see, filtered by type and visibility. */
   list(org: string, q: TemplateListQuery): PageResult<TemplateRecord> {
-    const visible = this.store.templates
-      .list(org, true)
-      .filter((t) => t.org === org || t.visibility === "PUBLIC");
     return paginate(
-      visible,
+      this.visible(org),
       q,
       (t) => (!q.type || t.type === q.type) && (!q.visibility || t.visibility === q.visibility),
       undefined,

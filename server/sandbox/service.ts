@@ -43,7 +43,7 @@ function extOf(w: WorkloadRecord): SandboxExt {
 }
 
 export class SandboxService {
-  readonly ctx: ServerContext;
+  private readonly ctx: ServerContext;
   private readonly pools: SandboxPools;
   private readonly snapshots: Snapshots;
   private readonly tickets: AccessTickets;
