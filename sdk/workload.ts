@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { WORKLOAD_INPUTS } from "../provider/workload.ts";
+import { WORKLOAD_INPUTS } from "../api/input-names.ts";
 import { CwsResource, type AdoptArgs } from "./resource.ts";
 
 type In<T> = pulumi.Input<T>;
