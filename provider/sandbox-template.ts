@@ -2,7 +2,7 @@
  * SandboxTemplate: a USER sandbox template published from a running sandbox (a snapshot of its
  * files). Update: displayName, description. Replace: name, sourceSandbox.
  */
-import { PublishBody, type SandboxTemplate } from "../api/index.ts";
+import { PublishBody, RESOURCE_OUTPUTS, type SandboxTemplate } from "../api/index.ts";
 import {
   DEFAULT_READY_TIMEOUT_SEC,
   collect,
@@ -35,19 +35,8 @@ const PATCH_INPUTS = ["displayName", "description"] as const;
 
 const publishBody = (inputs: Props) => toWire<PublishBody>(compact(pick(inputs, PUBLISH_INPUTS)));
 
-const OUTPUTS = [
-  "uid",
-  "kind",
-  "status",
-  "templateResourceName",
-  "costPerHour",
-  "frozenCostPerHour",
-  "createdAt",
-  "updatedAt",
-];
-
 function outputsOf(t: SandboxTemplate, inputs: Props): Props {
-  return compact({ ...inputs, ...propsFrom(t, OUTPUTS, RENAMED.SandboxTemplate) });
+  return compact({ ...inputs, ...propsFrom(t, RESOURCE_OUTPUTS.SandboxTemplate, RENAMED.SandboxTemplate) });
 }
 
 export const sandboxTemplate: ResourceModule = {

@@ -8,6 +8,8 @@
  */
 import {
   LIMITS,
+  RESOURCE_OUTPUTS,
+  SANDBOX_SERVICE_INPUTS,
   WORKLOAD_FIELDS,
   changeOf,
   nameViolation,
@@ -43,20 +45,8 @@ const fieldOf = (input: string) => serviceField(input, NAMES) as WorkloadFieldNa
 /** How a change of a sandbox input that stands for a service field is applied (WORKLOAD_FIELDS). */
 const kind = (input: string) => changeOf("SANDBOX", fieldOf(input));
 
-/** Inputs sent in a create body, in the order the body lists them. */
-const CREATE_INPUTS = [
-  "name",
-  "template",
-  "resourceName",
-  "projectId",
-  "sshKeys",
-  "ports",
-  "ttlSec",
-  "idleTimeoutSec",
-] as const;
-
 /** Inputs a PATCH changes: those whose service field a sandbox PATCH accepts (WORKLOAD_FIELDS). */
-const PATCH_INPUTS = CREATE_INPUTS.filter((k) => patchAccepts("SANDBOX", fieldOf(k)));
+const PATCH_INPUTS = SANDBOX_SERVICE_INPUTS.filter((k) => patchAccepts("SANDBOX", fieldOf(k)));
 
 const RULES: Record<string, FieldRule> = {
   template: { kind: kind("template") },
@@ -131,7 +121,7 @@ function check(news: Props): CheckFailure[] {
 }
 
 function createBody(inputs: Props): WorkloadCreate {
-  const fields = toWire<Omit<WorkloadCreate, "type">>(compact(pick(inputs, CREATE_INPUTS)), NAMES);
+  const fields = toWire<Omit<WorkloadCreate, "type">>(compact(pick(inputs, SANDBOX_SERVICE_INPUTS)), NAMES);
   return { type: "SANDBOX", ...fields };
 }
 
@@ -155,29 +145,12 @@ function patchBody(want: Props, inputs: readonly string[]): WorkloadPatch {
   return toWire<WorkloadPatch>(Object.fromEntries(inputs.map((k) => [k, want[k] ?? cleared(k)])), NAMES);
 }
 
-/** Outputs read from the sandbox's workload record, and from its state summary. */
-const OUTPUTS = [
-  "uid",
-  "costPerHour",
-  "frozenCostPerHour",
-  "templateUid",
-  "parentUid",
-  "revision",
-  "createdAt",
-  "updatedAt",
-];
-const STATE_OUTPUTS = ["status", "statusMessage", "urls", "sshPort"];
-
 function outputsOf(w: Workload, inputs: Props): Props {
-  return compact({
-    ...inputs,
-    ...propsFrom(w, OUTPUTS, NAMES),
-    ...propsFrom(w.state, STATE_OUTPUTS, RENAMED.State),
-  });
+  return compact({ ...inputs, ...propsFrom(w, RESOURCE_OUTPUTS.Sandbox, NAMES) });
 }
 
 function inputsOf(w: Workload, olds: Props): Props {
-  const read = propsFrom(w, [...CREATE_INPUTS, "forkFrom"], NAMES);
+  const read = propsFrom(w, [...SANDBOX_SERVICE_INPUTS, "forkFrom"], NAMES);
   const fork = Boolean(read.forkFrom && olds.forkFrom);
   return compact({
     name: read.name,

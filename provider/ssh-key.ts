@@ -1,5 +1,5 @@
 /** SshKey: a public key that workloads reference. Update: name. Replace: publicKey. */
-import { SshKeyCreate, type SshKey } from "../api/index.ts";
+import { RESOURCE_OUTPUTS, SshKeyCreate, type SshKey } from "../api/index.ts";
 import {
   collect,
   compact,
@@ -34,7 +34,7 @@ const createBody = (inputs: Props) => toWire<SshKeyCreate>(pick(inputs, INPUTS),
 const inputsOf = (k: SshKey) => propsFrom(k, INPUTS, NAMES);
 
 function outputsOf(k: SshKey, inputs: Props): Props {
-  return compact({ ...inputs, ...propsFrom(k, ["uid", "publicKeyRaw", "createdAt", "updatedAt"]) });
+  return compact({ ...inputs, ...propsFrom(k, RESOURCE_OUTPUTS.SshKey) });
 }
 
 export const sshKey: ResourceModule = {

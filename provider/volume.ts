@@ -1,5 +1,5 @@
 /** Volume: persistent storage mounted on RENTAL workloads. Update: name. Replace: sizeInMb, resourceName. */
-import { VolumeCreate, type Volume } from "../api/index.ts";
+import { RESOURCE_OUTPUTS, VolumeCreate, type Volume } from "../api/index.ts";
 import {
   collect,
   compact,
@@ -26,24 +26,8 @@ const RULES: Record<string, FieldRule> = {
 /** The inputs as the service has them. */
 const inputsOf = (v: Volume): Props => propsFrom(v, FIELDS, RENAMED.Volume);
 
-/** Outputs read from the volume record, and from its state summary. */
-const OUTPUTS = [
-  "uid",
-  "size",
-  "costPerHour",
-  "workloadUid",
-  "mountPath",
-  "pvcName",
-  "createdAt",
-  "updatedAt",
-];
-
 function outputsOf(v: Volume, inputs: Props): Props {
-  return compact({
-    ...inputs,
-    ...propsFrom(v, OUTPUTS),
-    ...propsFrom(v.state, ["status", "statusMessage"], RENAMED.State),
-  });
+  return compact({ ...inputs, ...propsFrom(v, RESOURCE_OUTPUTS.Volume, RENAMED.Volume) });
 }
 
 export const volume: ResourceModule = {

@@ -2,7 +2,7 @@
  * The one place where Pulumi's camelCase properties meet the service's snake_case wire format.
  *
  * A property stands for the wire field of the same name in snake_case, at every depth
- * (`registryAuth.username` is `registry_auth.username`; the rule itself is api/input-names.ts).
+ * (`registryAuth.username` is `registry_auth.username`; the rule itself is api/property-names.ts).
  * Keys under `experiments` are opaque switch names ("reserved-gpu") and pass through unchanged.
  * The few properties named otherwise are in RENAMED, each with its reason. Resource modules build
  * request bodies with toWire, read the service's objects with propsFrom and fromWire, and report
@@ -23,10 +23,20 @@ const OPAQUE = new Set(["experiments"]);
 export type WireName = string | { body?: string; record?: string };
 export type Renames = Readonly<Record<string, WireName>>;
 
+/**
+ * Outputs from a workload's or volume's state summary (`state`): its fields are top-level
+ * outputs, and its `message` is `statusMessage`, which says whose message it is.
+ */
+function fromState(...properties: string[]): Renames {
+  const field = (p: string) => (p === "statusMessage" ? "message" : camelToSnake(p));
+  return Object.fromEntries(properties.map((p) => [p, { record: `state.${field(p)}` }]));
+}
+
 /** What every workload record (RENTAL, VM, BM and SANDBOX) keeps elsewhere than its create body. */
 const WORKLOAD_RECORD = {
   // The record embeds the whole inventory resource whose name the create body gives.
   resourceName: { record: "resource.name" },
+  ...fromState("status", "statusMessage", "urls", "publicIp", "sshPort", "readyReplicas", "totalReplicas"),
 } as const satisfies Renames;
 
 /** Every property, per resource, whose wire field is not the snake_case of its name, and why. */
@@ -65,10 +75,8 @@ export const RENAMED = {
   Volume: {
     // The create body takes size_in_mb; the record reports it as `size` (also an output).
     sizeInMb: { record: "size" },
+    ...fromState("status", "statusMessage"),
   },
-  // A workload's or volume's state summary: its fields are top-level outputs, and its `message`
-  // is `statusMessage`, which says whose message it is.
-  State: { statusMessage: { record: "message" } },
 } as const satisfies Record<string, Renames>;
 
 function path(property: string, renames: Renames, side: "body" | "record"): string {

@@ -4,6 +4,7 @@
  * workload create body whose type equals the template's type.
  */
 import {
+  RESOURCE_OUTPUTS,
   TemplateCreate,
   WRITE_ONLY_FIELDS,
   validateWorkloadCreate,
@@ -95,7 +96,7 @@ function withSecretsFrom(manifest: Props, old: Props | undefined): Props {
 }
 
 function outputsOf(t: WorkloadTemplate, inputs: Props): Props {
-  return compact({ ...inputs, ...propsFrom(t, ["uid", "visibility", "createdAt", "updatedAt"]) });
+  return compact({ ...inputs, ...propsFrom(t, RESOURCE_OUTPUTS.WorkloadTemplate) });
 }
 
 export const workloadTemplate: ResourceModule = {

@@ -7,6 +7,7 @@ import {
   WORKLOAD_FIELDS,
   WORKLOAD_SERVICE_FIELDS,
   REDEPLOY_EXEMPT,
+  RESOURCE_OUTPUTS,
   WRITE_ONLY_FIELDS,
   patchFields,
   redeploys,
@@ -132,24 +133,8 @@ export function workloadCheck(olds: Props, news: Props): CheckFailure[] {
   return failures;
 }
 
-/** Outputs read from the workload record, and from its state summary. */
-const OUTPUTS = ["uid", "costPerHour", "revision", "inventory", "createdAt", "updatedAt"];
-const STATE_OUTPUTS = [
-  "status",
-  "statusMessage",
-  "urls",
-  "publicIp",
-  "sshPort",
-  "readyReplicas",
-  "totalReplicas",
-];
-
 function outputsOf(w: Workload, inputs: Props): Props {
-  return compact({
-    ...inputs,
-    ...propsFrom(w, OUTPUTS, RENAMED.Workload),
-    ...propsFrom(w.state, STATE_OUTPUTS, RENAMED.State),
-  });
+  return compact({ ...inputs, ...propsFrom(w, RESOURCE_OUTPUTS.Workload, RENAMED.Workload) });
 }
 
 /** Inputs read back as the service has them (the others come from `olds` or the status). */

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
+  SANDBOX_SERVICE_INPUTS,
   WORKLOAD_FIELD_NAMES,
   changeOf,
   createAccepts,
@@ -60,17 +61,7 @@ describe("docs/resources.md agrees with WORKLOAD_FIELDS", () => {
 
   it("Sandbox: every input that stands for a service field", () => {
     const rows = table("## Sandbox");
-    const inputs = [
-      "name",
-      "template",
-      "resourceName",
-      "projectId",
-      "sshKeys",
-      "ports",
-      "ttlSec",
-      "idleTimeoutSec",
-    ];
-    for (const input of inputs) {
+    for (const input of SANDBOX_SERVICE_INPUTS) {
       // The service field the input is sent in (wire.ts): template is image, ttlSec is in sandbox_config.
       const f = serviceField(input, RENAMED.Sandbox) as WorkloadFieldName;
       expect(rows.get(input)?.["Applied by"], `change of ${input}`).toBe(LABEL[changeOf("SANDBOX", f)]);

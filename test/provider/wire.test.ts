@@ -8,10 +8,8 @@ import {
   SshKeyCreate,
   Volume,
   VolumeCreate,
-  VolumeStateSummary,
   Workload,
   WorkloadCreate,
-  WorkloadStateSummary,
   sandboxTimeoutViolation,
 } from "../../api/index.ts";
 import {
@@ -94,11 +92,18 @@ describe("propsFrom", () => {
     });
   });
 
-  it("names a state summary's message statusMessage", () => {
-    expect(propsFrom(record.state, ["status", "statusMessage", "publicIp"], RENAMED.State)).toEqual({
+  it("reads outputs from the state summary, its message as statusMessage", () => {
+    expect(propsFrom(record, ["status", "statusMessage", "publicIp"], RENAMED.Workload)).toEqual({
       status: "running",
       statusMessage: "ok",
       publicIp: null,
+    });
+    const volume = { size: 512, state: { status: "registered", message: "waiting" } };
+    expect(propsFrom(volume, ["sizeInMb", "size", "status", "statusMessage"], RENAMED.Volume)).toEqual({
+      sizeInMb: 512,
+      size: 512,
+      status: "registered",
+      statusMessage: "waiting",
     });
   });
 
@@ -149,13 +154,12 @@ describe("wire field names in failures", () => {
 });
 
 /** The contract's schemas each resource's request bodies and records follow. */
-const SCHEMAS: Record<keyof typeof RENAMED, { body?: z.ZodType; records: z.ZodType[] }> = {
-  Workload: { body: WorkloadCreate, records: [Workload] },
-  Sandbox: { body: WorkloadCreate, records: [Workload] },
-  SandboxTemplate: { body: PublishBody, records: [SandboxTemplate] },
-  SshKey: { body: SshKeyCreate, records: [SshKey] },
-  Volume: { body: VolumeCreate, records: [Volume] },
-  State: { records: [WorkloadStateSummary, VolumeStateSummary] },
+const SCHEMAS: Record<keyof typeof RENAMED, { body: z.ZodType; record: z.ZodType }> = {
+  Workload: { body: WorkloadCreate, record: Workload },
+  Sandbox: { body: WorkloadCreate, record: Workload },
+  SandboxTemplate: { body: PublishBody, record: SandboxTemplate },
+  SshKey: { body: SshKeyCreate, record: SshKey },
+  Volume: { body: VolumeCreate, record: Volume },
 };
 
 /** Whether a dotted path names a field of a zod object (through optional and nullable). */
@@ -176,16 +180,13 @@ describe("RENAMED", () => {
       keyof typeof RENAMED,
       Record<string, WireName>,
     ][]) {
-      const { body, records } = SCHEMAS[resource];
+      const { body, record } = SCHEMAS[resource];
       for (const [property, name] of Object.entries(renames)) {
         const bodyPath = typeof name === "string" ? name : name.body;
         const recordPath = typeof name === "string" ? name : name.record;
-        if (bodyPath)
-          expect(body && hasPath(body, bodyPath), `${resource}.${property} body ${bodyPath}`).toBe(true);
-        if (recordPath) {
-          for (const r of records)
-            expect(hasPath(r, recordPath), `${resource}.${property} record ${recordPath}`).toBe(true);
-        }
+        if (bodyPath) expect(hasPath(body, bodyPath), `${resource}.${property} body ${bodyPath}`).toBe(true);
+        if (recordPath)
+          expect(hasPath(record, recordPath), `${resource}.${property} record ${recordPath}`).toBe(true);
       }
     }
   });

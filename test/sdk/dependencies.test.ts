@@ -56,7 +56,7 @@ describe("pulumi-cws/sdk", () => {
     // The hook sees the SDK, its shared names and @pulumi/pulumi: an empty list cannot pass.
     expect(exports).toEqual(expect.arrayContaining(["Workload", "Sandbox", "Volume", "SshKey"]));
     expect(paths).toContain("sdk/index.ts");
-    expect(paths).toContain("api/input-names.ts");
+    expect(paths).toContain("api/property-names.ts");
     expect(paths.some((p) => p.startsWith("node_modules/@pulumi/pulumi/"))).toBe(true);
     const forbidden = files.filter((f) => FORBIDDEN.some((re) => re.test(f.file)));
     expect(forbidden.map((f) => `${f.file} (imported by ${f.from})`)).toEqual([]);
