@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./limits.ts";
 import { Timestamp, page } from "./common.ts";
-import { patchFields } from "./workload-fields.ts";
 
 export const WORKLOAD_TYPES = ["RENTAL", "VM", "BM", "SANDBOX"] as const;
 export const WorkloadType = z.enum(WORKLOAD_TYPES);
@@ -125,9 +124,6 @@ export const WorkloadPatch = z.strictObject({
   sandbox_config: SandboxConfig.optional(),
 });
 export type WorkloadPatch = z.infer<typeof WorkloadPatch>;
-
-/** Fields a sandbox PATCH may carry; anything else is WORKLOAD_SANDBOX_UPDATE_UNSUPPORTED_FIELD. */
-export const SANDBOX_PATCH_FIELDS: readonly string[] = patchFields("SANDBOX");
 
 export const Url = z.object({ port: z.number().int(), url: z.string() });
 
