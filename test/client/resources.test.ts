@@ -8,20 +8,20 @@ import {
   CwsValidationError,
   isNotFound,
 } from "../../client/index.ts";
-import { collect, rejection, sshKey, startTestServer, testClient, type TestServer } from "./helpers.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { sshKey } from "../helpers/ssh-keys.ts";
+import { collect, rejection, testClient } from "./fixtures.ts";
 
-let server: TestServer;
+const server = useTestServer();
 let client: CwsClient;
 let seq = 0;
 const uniq = (p: string) => `${p}-${++seq}`;
 
-beforeAll(async () => {
-  server = await startTestServer();
+beforeAll(() => {
   client = testClient(server);
 });
 afterAll(async () => {
   await client?.close();
-  await server?.stop();
 });
 
 describe("sshKeys", () => {

@@ -11,17 +11,12 @@ import {
   CwsWorkloadFailedError,
   hasReason,
 } from "../../client/index.ts";
-import {
-  admin,
-  collect,
-  rejection,
-  sshKey,
-  startTestServer,
-  testClient,
-  type TestServer,
-} from "./helpers.ts";
+import { admin } from "../helpers/http.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { sshKey } from "../helpers/ssh-keys.ts";
+import { collect, rejection, testClient } from "./fixtures.ts";
 
-let server: TestServer;
+const server = useTestServer({ provisionDelayMs: 30 });
 let client: CwsClient;
 let seq = 0;
 const uniq = (p: string) => `${p}-${++seq}`;
@@ -49,13 +44,11 @@ async function running(body: WorkloadCreate): Promise<string> {
   return w.uid;
 }
 
-beforeAll(async () => {
-  server = await startTestServer({ provisionDelayMs: 30 });
+beforeAll(() => {
   client = testClient(server);
 });
 afterAll(async () => {
   await client?.close();
-  await server?.stop();
 });
 
 describe("workloads: register, read, update, delete", () => {

@@ -1,14 +1,13 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_SEED } from "../../server/index.ts";
-import { call, create, rental, start, sshKey, waitForStatus } from "./helpers.ts";
+import { call } from "../helpers/http.ts";
+import { startTestServer } from "../helpers/server.ts";
+import { create, createSshKey, rental, waitForStatus } from "./fixtures.ts";
 
-const CLI = fileURLToPath(new URL("../../server/cli.ts", import.meta.url));
 const dirs: string[] = [];
 const tmp = () => {
   const d = mkdtempSync(join(tmpdir(), "cws-data-"));
@@ -21,9 +20,8 @@ afterAll(() => {
 
 describe("persistence", () => {
   it("keeps state across a restart with the same data dir", async () => {
-    const dataDir = tmp();
-    const a = await start({ dataDir });
-    const key = await sshKey(a, "kept");
+    const a = await startTestServer({ dataDir: true });
+    const key = await createSshKey(a, "kept");
     const w = await create(a, rental({ ssh_keys: [key] }));
     await call(a, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
     await waitForStatus(a, w.uid, "running");
@@ -34,9 +32,8 @@ describe("persistence", () => {
         resource_name: "gpu-rental-small",
       })
     ).body.uid;
-    await a.close();
 
-    const b = await start({ dataDir });
+    const b = await a.restart();
     try {
       const g = await call(b, "GET", `/orgs/demo/workloads/${w.uid}`);
       expect(g.body).toMatchObject({ uid: w.uid, ssh_keys: [key], state: { status: "running" } });
@@ -54,12 +51,10 @@ describe("persistence", () => {
   });
 
   it("resumes provisioning after a restart: a workload left provisioning reaches running", async () => {
-    const dataDir = tmp();
-    const a = await start({ dataDir, provisionDelayMs: 400 });
+    const a = await startTestServer({ dataDir: true, provisionDelayMs: 400 });
     const w = await create(a, rental());
     await call(a, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
-    await a.close();
-    const b = await start({ dataDir, provisionDelayMs: 400 });
+    const b = await a.restart();
     try {
       expect((await call(b, "GET", `/orgs/demo/workloads/${w.uid}/state`)).body.status).toBe("provisioning");
       await waitForStatus(b, w.uid, "running");
@@ -69,44 +64,19 @@ describe("persistence", () => {
   });
 
   it("survives kill -9 of `cws serve` between requests", async () => {
-    const dataDir = tmp();
-    const serve = async (): Promise<{ proc: ChildProcess; base: string }> => {
-      const proc = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data-dir", dataDir, "--quiet"], {
-        stdio: ["ignore", "ignore", "pipe"],
-      });
-      const base = await new Promise<string>((resolve, reject) => {
-        let err = "";
-        proc.stderr!.on("data", (d: Buffer) => {
-          err += d.toString();
-          const m = /listening on (http:\/\/\S+\/v3)/.exec(err);
-          if (m) resolve(m[1]!);
-        });
-        proc.on("exit", (code) => reject(new Error(`cws serve exited ${code}: ${err}`)));
-      });
-      return { proc, base };
-    };
-    const h = { authorization: "Bearer demo-token", "content-type": "application/json" };
-    const first = await serve();
-    const created = (await (
-      await fetch(`${first.base}/orgs/demo/workloads`, {
-        method: "POST",
-        headers: h,
-        body: JSON.stringify(rental()),
-      })
-    ).json()) as any;
-    await fetch(`${first.base}/orgs/demo/workloads/${created.uid}/deploy`, { method: "POST", headers: h });
-    const exited = new Promise((r) => first.proc.on("exit", r));
-    first.proc.kill("SIGKILL");
+    const first = await startTestServer({ subprocess: true, dataDir: true });
+    const created = (await call(first, "POST", "/orgs/demo/workloads", rental())).body;
+    await call(first, "POST", `/orgs/demo/workloads/${created.uid}/deploy`);
+    const exited = new Promise((r) => first.process.on("exit", r));
+    first.process.kill("SIGKILL");
     await exited;
-    const second = await serve();
+    const second = await first.restart();
     try {
-      const g = (await (
-        await fetch(`${second.base}/orgs/demo/workloads/${created.uid}`, { headers: h })
-      ).json()) as any;
+      const g = (await call(second, "GET", `/orgs/demo/workloads/${created.uid}`)).body;
       expect(g.uid).toBe(created.uid);
       expect(["provisioning", "running"]).toContain(g.state.status);
     } finally {
-      second.proc.kill("SIGTERM");
+      await second.close();
     }
   });
 
@@ -117,7 +87,7 @@ describe("persistence", () => {
       file,
       JSON.stringify({ ...DEFAULT_SEED, orgs: [{ slug: "acme", tokens: ["acme-token"], credits: 3 }] }),
     );
-    const s = await start({ seed: file });
+    const s = await startTestServer({ seed: file });
     try {
       expect((await call(s, "GET", "/orgs/acme/workloads", undefined, { token: "acme-token" })).status).toBe(
         200,
@@ -127,6 +97,6 @@ describe("persistence", () => {
       await s.close();
     }
     writeFileSync(file, JSON.stringify({ orgs: [] }));
-    await expect(start({ seed: file })).rejects.toThrow(/seed file/);
+    await expect(startTestServer({ seed: file })).rejects.toThrow(/seed file/);
   });
 });
