@@ -16,12 +16,10 @@ import {
 import { admin, DEMO_TOKEN } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { sshKey } from "../helpers/ssh-keys.ts";
-import { collect, rejection, testClient } from "./fixtures.ts";
+import { collect, rejection, testClient, uniq } from "./fixtures.ts";
 
 // Each test starts with no fault injected.
 const server = useTestServer({ each: "clear-faults" });
-let seq = 0;
-const uniq = (p: string) => `${p}-${++seq}`;
 
 const fault = (f: Record<string, unknown>) => admin(server, "POST", "/faults", f);
 

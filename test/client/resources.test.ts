@@ -1,8 +1,7 @@
 // SSH keys, volumes, reusable templates, sandbox templates and the probes against the reference server.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CwsAuthError,
-  CwsClient,
   CwsConflictError,
   CwsNotFoundError,
   CwsValidationError,
@@ -10,19 +9,10 @@ import {
 } from "../../client/index.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { sshKey } from "../helpers/ssh-keys.ts";
-import { collect, rejection, testClient } from "./fixtures.ts";
+import { collect, rejection, testClient, uniq, useTestClient } from "./fixtures.ts";
 
 const server = useTestServer();
-let client: CwsClient;
-let seq = 0;
-const uniq = (p: string) => `${p}-${++seq}`;
-
-beforeAll(() => {
-  client = testClient(server);
-});
-afterAll(async () => {
-  await client?.close();
-});
+const client = useTestClient(server);
 
 describe("sshKeys", () => {
   it("create, get, update, delete", async () => {

@@ -1,9 +1,8 @@
 // client.sandboxes against the reference server: errors before deploy, then every operation on a
 // real sandbox (exec, files, tickets, terminals over WebSocket, desktop, freeze/thaw, fork, publish).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   CwsApiError,
-  CwsClient,
   CwsConflictError,
   CwsNotFoundError,
   CwsValidationError,
@@ -12,12 +11,10 @@ import {
 import { readUntil } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { sshKey } from "../helpers/ssh-keys.ts";
-import { rejection, testClient } from "./fixtures.ts";
+import { rejection, testClient, uniq, useTestClient } from "./fixtures.ts";
 
 const server = useTestServer({ provisionDelayMs: 10 });
-let client: CwsClient;
-let seq = 0;
-const uniq = (p: string) => `${p}-${++seq}`;
+const client = useTestClient(server, { timeoutMs: 20_000 });
 const READY = { timeoutMs: 30_000 };
 
 /** A registered, never deployed sandbox. */
@@ -41,7 +38,6 @@ async function sandbox(template = "tpl-ubuntu-headless", deploy = true): Promise
 }
 
 beforeAll(async () => {
-  client = testClient(server, { timeoutMs: 20_000 });
   idle = await sandbox(undefined, false);
 });
 
@@ -56,10 +52,6 @@ describe("deploy", () => {
     expect(op.state.status).toBe("provisioning");
     expect((await client.workloads.waitForStatus(w.uid, "running", READY)).status).toBe("running");
   });
-});
-
-afterAll(async () => {
-  await client?.close();
 });
 
 describe("a sandbox that is not deployed", () => {

@@ -1,9 +1,8 @@
 // client.workloads against the in-process reference server: every route, the waiter, logs and exec streams.
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { WorkloadCreate } from "../../api/index.ts";
 import {
-  CwsClient,
   CwsConflictError,
   CwsNotFoundError,
   CwsValidationError,
@@ -14,12 +13,10 @@ import {
 import { admin } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { sshKey } from "../helpers/ssh-keys.ts";
-import { collect, rejection, testClient } from "./fixtures.ts";
+import { collect, rejection, uniq, useTestClient } from "./fixtures.ts";
 
 const server = useTestServer({ provisionDelayMs: 30 });
-let client: CwsClient;
-let seq = 0;
-const uniq = (p: string) => `${p}-${++seq}`;
+const client = useTestClient(server);
 
 const rental = (name: string): WorkloadCreate => ({
   type: "RENTAL",
@@ -43,13 +40,6 @@ async function running(body: WorkloadCreate): Promise<string> {
   await client.workloads.waitForStatus(w.uid, "running", { timeoutMs: 5_000 });
   return w.uid;
 }
-
-beforeAll(() => {
-  client = testClient(server);
-});
-afterAll(async () => {
-  await client?.close();
-});
 
 describe("workloads: register, read, update, delete", () => {
   it("create registers without deploying", async () => {

@@ -3,6 +3,10 @@
  * one up, API-side drift of every resource (and a workload put in `error`) shown by one refresh
  * and undone by one up, a replacement of an adopted resource refused at preview, every removable
  * input removed in one up and cleared on the service, then replacement, loss and destroy.
+ *
+ * One file of over 400 lines on purpose: it is one scenario list, run in order for each front end,
+ * each step building on the stack and state the ones before it left; split, the steps would have
+ * to build that stack again, or depend on the order of files.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";

@@ -19,9 +19,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, beforeEach } from "vitest";
+import { beforeEach } from "vitest";
 import { startServer, type RunningServer, type ServerOptions } from "../../server/index.ts";
 import { ADMIN_TOKEN, adminCall } from "./http.ts";
+import { suiteValue } from "./suite.ts";
 
 /** Provisioning delay of test servers unless a test asks for another (the server's own default is 300 ms). */
 const PROVISION_DELAY_MS = 20;
@@ -171,33 +172,22 @@ export interface SuiteServerOptions extends TestServerOptions {
   each?: "reset" | "clear-faults";
 }
 
-/**
- * One server for the tests of the enclosing file or describe block: started in beforeAll, closed in
- * afterAll. The value returned stands for the server once it runs (in tests and later hooks).
- */
+/** One server for the tests of the enclosing file or describe block: started before them, closed after them. */
 export function useTestServer(opts: SuiteServerOptions = {}): TestServer {
   const { each, ...options } = opts;
-  let server: TestServer | undefined;
-  beforeAll(async () => {
-    server = await startTestServer(options);
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = suiteValue(
+    "the suite's server",
+    () => startTestServer(options),
+    (s) => s.close(),
+  );
   if (each) {
     beforeEach(async () => {
       const [method, path] = each === "reset" ? ["POST", "/reset"] : ["DELETE", "/faults"];
-      const r = await adminCall(server!, method, path, undefined, options.adminToken ?? ADMIN_TOKEN);
+      const r = await adminCall(server, method, path, undefined, options.adminToken ?? ADMIN_TOKEN);
       if (r.status >= 300) throw new Error(`${method} /admin${path}: ${r.status} ${r.text}`);
     });
   }
-  return new Proxy({} as TestServer, {
-    get(_target, key) {
-      if (key === "then") return undefined;
-      if (!server) throw new Error("the suite's server starts in beforeAll: use it in tests and hooks");
-      return Reflect.get(server, key);
-    },
-  });
+  return server;
 }
 
 /** A bare HTTP server that records each request and lets `handler` answer it (n counts from 1). */

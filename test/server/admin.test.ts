@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { adminCall, call, expectError } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
-import { create, createSshKey, PUBLIC_KEY, rental, waitForStatus } from "./fixtures.ts";
+import { create, createSshKey, createVolume, PUBLIC_KEY, rental, waitForStatus } from "./fixtures.ts";
 
 // Each test starts from the seed, with no fault injected (reset drops them too).
 const s = useTestServer({ adminToken: "adm", each: "reset" });
@@ -21,13 +21,7 @@ describe("admin API", () => {
     const gone = await create(s, rental({ name: "gone" }));
     await call(s, "DELETE", `/orgs/demo/workloads/${gone.uid}`);
     const key = await createSshKey(s);
-    const vol = (
-      await call(s, "POST", "/orgs/demo/volumes", {
-        name: "v",
-        size_in_mb: 1,
-        resource_name: "gpu-rental-small",
-      })
-    ).body.uid;
+    const vol = await createVolume(s, "v", 1);
     const tpl = (
       await call(s, "POST", "/orgs/demo/templates", {
         name: "t",

@@ -73,6 +73,17 @@ export async function createSshKey(
   return r.body.uid;
 }
 
+/** Creates a volume of the demo org for RENTAL workloads; returns its UID. */
+export async function createVolume(s: ApiServer, name: string, sizeInMb: number): Promise<string> {
+  const r = await call(s, "POST", "/orgs/demo/volumes", {
+    name,
+    size_in_mb: sizeInMb,
+    resource_name: "gpu-rental-small",
+  });
+  if (r.status !== 201) throw new Error(`volume: ${r.status} ${r.text}`);
+  return r.body.uid;
+}
+
 /** A BM create body with an SSH key of its own. */
 export async function bm(s: ApiServer, over: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   const key = await createSshKey(s, `bm-key-${Math.random().toString(36).slice(2, 6)}`);

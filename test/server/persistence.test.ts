@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_SEED } from "../../server/index.ts";
 import { call } from "../helpers/http.ts";
 import { startTestServer } from "../helpers/server.ts";
-import { create, createSshKey, rental, waitForStatus } from "./fixtures.ts";
+import { create, createSshKey, createVolume, rental, waitForStatus } from "./fixtures.ts";
 
 const dirs: string[] = [];
 const tmp = () => {
@@ -25,13 +25,7 @@ describe("persistence", () => {
     const w = await create(a, rental({ ssh_keys: [key] }));
     await call(a, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
     await waitForStatus(a, w.uid, "running");
-    const vol = (
-      await call(a, "POST", "/orgs/demo/volumes", {
-        name: "v",
-        size_in_mb: 5,
-        resource_name: "gpu-rental-small",
-      })
-    ).body.uid;
+    const vol = await createVolume(a, "v", 5);
 
     const b = await a.restart();
     try {

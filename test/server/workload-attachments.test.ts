@@ -3,19 +3,13 @@
 import { describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
-import { create, createSshKey, deployed, rental, vm, waitForStatus } from "./fixtures.ts";
+import { create, createSshKey, createVolume, deployed, rental, vm, waitForStatus } from "./fixtures.ts";
 
 const s = useTestServer({ each: "reset" });
 
 describe("volume and SSH key attachment", () => {
   it("attaches a volume to a RENTAL workload, provisions it with the deploy, detaches it", async () => {
-    const vol = (
-      await call(s, "POST", "/orgs/demo/volumes", {
-        name: "data",
-        size_in_mb: 1024,
-        resource_name: "gpu-rental-small",
-      })
-    ).body.uid;
+    const vol = await createVolume(s, "data", 1024);
     const w = await create(s, rental());
     const a = await call(s, "PUT", `/orgs/demo/workloads/${w.uid}/volumes/${vol}`, {
       mount_path: "/data",
@@ -86,13 +80,7 @@ describe("volume and SSH key attachment", () => {
   });
 
   it("deleting a workload detaches its volumes", async () => {
-    const vol = (
-      await call(s, "POST", "/orgs/demo/volumes", {
-        name: "data",
-        size_in_mb: 10,
-        resource_name: "gpu-rental-small",
-      })
-    ).body.uid;
+    const vol = await createVolume(s, "data", 10);
     const w = await deployed(s, rental({ volumes: [{ uid: vol, mount_path: "/data" }] }));
     expect((await call(s, "GET", `/orgs/demo/volumes/${vol}`)).body.state.status).toBe("running");
     await call(s, "DELETE", `/orgs/demo/workloads/${w.uid}`);
