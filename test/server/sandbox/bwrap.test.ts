@@ -6,23 +6,15 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { bubblewrapStatus, SandboxRuntime } from "../../../server/sandbox/runtime.ts";
 import { expectCode, nextId, useRuntime } from "./runtime-fixture.ts";
 
-const { rt, rootDir, sh, hostPids } = useRuntime();
+const { rt, rootDir, sh, hostPids, sandbox } = useRuntime();
 
 describe("isolation", () => {
-  let a: string;
-  let b: string;
-  beforeAll(async () => {
-    a = nextId("iso-a");
-    b = nextId("iso-b");
-    await Promise.all([
-      rt.start(a, { hostname: "alpha-box", desktop: false }),
-      rt.start(b, { hostname: "beta-box", desktop: false }),
-    ]);
-  });
+  const a = sandbox("iso-a", "alpha-box");
+  const b = sandbox("iso-b", "beta-box");
 
   it("has its own hostname (UTS namespace)", async () => {
     expect((await sh(a, "hostname")).trim()).toBe("alpha-box");

@@ -12,17 +12,8 @@ import { waitFor } from "../../helpers/wait.ts";
 import { nextId, useRuntime } from "./runtime-fixture.ts";
 
 // A runtime beside the limited one below, with a sandbox that must keep working through it all.
-const { rt } = useRuntime();
-let idle: string | undefined;
-beforeAll(async () => {
-  idle = nextId("idle");
-  await rt.start(idle, { hostname: "idle", desktop: false });
-});
-/** The neighbouring runtime's sandbox. */
-function nextIdleSandbox(): string {
-  if (!idle) throw new Error("no idle sandbox");
-  return idle;
-}
+const neighbour = useRuntime();
+const idle = neighbour.sandbox("idle", "idle");
 
 describe("containment", () => {
   // A runtime of its own with small limits, so that hitting them is quick.
@@ -135,7 +126,7 @@ for k in kids:
     await waitFor(() => pidsInNamespace(ns).length <= 2, "the bomb to die out", { timeoutMs: 20_000 });
     expect((await run(a, "echo bombed-ok")).stdout).toBe("bombed-ok\n");
     expect((await run(b, "echo neighbour-ok")).stdout).toBe("neighbour-ok\n");
-    expect((await rt.exec(nextIdleSandbox(), "echo other-runtime-ok", 10)).stdout).toBe("other-runtime-ok\n");
+    expect((await neighbour.rt.exec(idle, "echo other-runtime-ok", 10)).stdout).toBe("other-runtime-ok\n");
   });
 
   it("a memory hog is stopped by the memory limit; the sandbox keeps working", async () => {

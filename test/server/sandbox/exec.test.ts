@@ -2,18 +2,14 @@
 // server/sandbox/DEBIAN_PACKAGES): exec in a sandbox (SandboxRuntime.exec, through
 // the agent): output, exit codes, timeouts, background processes, limits.
 
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_EXEC_OUTPUT_BYTES } from "../../../server/sandbox/runtime.ts";
-import { expectCode, nextId, useRuntime } from "./runtime-fixture.ts";
+import { expectCode, useRuntime } from "./runtime-fixture.ts";
 
-const { rt, sh } = useRuntime();
+const { rt, sh, sandbox } = useRuntime();
 
 describe("exec", () => {
-  let id: string;
-  beforeAll(async () => {
-    id = nextId("exec");
-    await rt.start(id, { hostname: "exec-box", desktop: false });
-  });
+  const id = sandbox("exec", "exec-box");
 
   it("captures stdout, stderr and the exit code, in /workspace", async () => {
     const r = await rt.exec(id, "echo out; echo err >&2; pwd; exit 7", 10);

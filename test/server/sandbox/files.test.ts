@@ -11,14 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_FILE_BYTES, SandboxError } from "../../../server/sandbox/runtime.ts";
 import { expectCode, nextId, useRuntime } from "./runtime-fixture.ts";
 
-const { rt, rootDir, sh } = useRuntime();
+const { rt, rootDir, sh, sandbox } = useRuntime();
 
 describe("files", () => {
-  let id: string;
-  beforeAll(async () => {
-    id = nextId("files");
-    await rt.start(id, { hostname: "files-box", desktop: false });
-  });
+  const id = sandbox("files", "files-box");
 
   it("round-trips binary data, creating parent dirs", async () => {
     const data = randomBytes(3 * 1024 * 1024 + 17);

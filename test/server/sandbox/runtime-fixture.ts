@@ -23,6 +23,8 @@ export interface RuntimeFixture {
   sh(id: string, cmd: string, timeoutSec?: number): Promise<string>;
   /** Host PIDs of every process of a sandbox, found through its PID namespace. */
   hostPids(id: string): Promise<{ ns: string; pids: number[] }>;
+  /** A headless sandbox started before the tests of the enclosing block: its id (`prefix`-...). */
+  sandbox(prefix: string, hostname: string): string;
 }
 
 /**
@@ -49,7 +51,12 @@ export function useRuntime(options: Omit<SandboxRuntimeOptions, "rootDir"> = {})
     const ns = (await sh(id, "readlink /proc/self/ns/pid")).trim();
     return { ns, pids: pidsInNamespace(ns) };
   };
-  return { rt, rootDir, sh, hostPids };
+  const sandbox = (prefix: string, hostname: string): string => {
+    const id = nextId(prefix);
+    beforeAll(() => rt.start(id, { hostname, desktop: false }));
+    return id;
+  };
+  return { rt, rootDir, sh, hostPids, sandbox };
 }
 
 let seq = 0;

@@ -2,19 +2,15 @@
 // server/sandbox/DEBIAN_PACKAGES): terminals on a real PTY (server/sandbox/terminal.ts).
 
 import * as path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SandboxRuntime } from "../../../server/sandbox/runtime.ts";
 import { waitFor } from "../../helpers/wait.ts";
 import { expectCode, nextId, terminalOutput, useRuntime } from "./runtime-fixture.ts";
 
-const { rt, rootDir, sh } = useRuntime();
+const { rt, rootDir, sh, sandbox } = useRuntime();
 
 describe("terminals", () => {
-  let id: string;
-  beforeAll(async () => {
-    id = nextId("term");
-    await rt.start(id, { hostname: "term-box", desktop: false });
-  });
+  const id = sandbox("term", "term-box");
 
   it("runs a shell on a real PTY, raw bytes both ways, with resize and exit status", async () => {
     const t = rt.openTerminal(id, 80, 24);
