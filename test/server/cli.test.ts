@@ -10,6 +10,7 @@ import { inspect, type InspectCommand } from "../../server/cli/inspect.ts";
 import { DEFAULT_SEED, type Seed } from "../../server/index.ts";
 import { call as callApi } from "../helpers/http.ts";
 import { startTestServer, useTestServer } from "../helpers/server.ts";
+import { rental } from "./fixtures.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/cws", import.meta.url));
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx t@cws";
@@ -62,14 +63,7 @@ describe("cws commands next to Pulumi", () => {
     expect((await cws(["resources", ...target])).stdout).toBe("nothing alive in any org (demo, other)\n");
 
     const key = await call("POST", "/orgs/demo/ssh-keys", { name: "deploy", ssh_key: KEY });
-    const web = await call("POST", "/orgs/demo/workloads", {
-      type: "RENTAL",
-      name: "web",
-      image: "nginx:1.27",
-      resource_name: "gpu-rental-small",
-      ports: [{ port: 8080 }],
-      ssh_keys: [key.uid],
-    });
+    const web = await call("POST", "/orgs/demo/workloads", rental({ ssh_keys: [key.uid] }));
     await call("POST", `/orgs/demo/workloads/${web.uid}/deploy`);
     await call("POST", "/orgs/demo/volumes", {
       name: "data",

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { OpenApiDocument, OpenApiOperation } from "../../server/openapi/document.ts";
 import { call } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { rental } from "./fixtures.ts";
 
 describe("OpenAPI document", () => {
   const server = useTestServer();
@@ -151,14 +152,12 @@ describe("OpenAPI document", () => {
       name: "k",
       ssh_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx t@cws",
     });
-    const created = await check("POST", "/orgs/{org}/workloads", "/orgs/demo/workloads", {
-      type: "RENTAL",
-      name: "web",
-      image: "nginx:1.27",
-      resource_name: "gpu-rental-small",
-      ports: [{ port: 8080 }],
-      ssh_keys: [key.body.uid],
-    });
+    const created = await check(
+      "POST",
+      "/orgs/{org}/workloads",
+      "/orgs/demo/workloads",
+      rental({ ssh_keys: [key.body.uid] }),
+    );
     expect(created.status).toBe(201);
     const uid = created.body.uid as string;
     await check("POST", "/orgs/{org}/workloads/{uid}/deploy", `/orgs/demo/workloads/${uid}/deploy`);
