@@ -1,5 +1,6 @@
-// SANDBOX workloads registered and patched through WorkloadService (server/workloads.ts), without
-// deploying them: what a template fixes, what a sandbox refuses, what PATCH may change.
+// SANDBOX workloads registered and patched through WorkloadService (server/workloads.ts,
+// server/workload-checks.ts), without deploying them: what a template fixes, what a sandbox
+// refuses, what PATCH may change.
 import { describe, expect, it } from "vitest";
 import { Workload } from "../../api/index.ts";
 import { call, expectError } from "../helpers/http.ts";

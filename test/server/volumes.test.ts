@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// Volumes through the API (server/routes/volumes.ts).
+// Volumes through the API (VolumeService in server/volumes.ts).
 import { describe, expect, it } from "vitest";
 import { Volume, VolumeEvent } from "../../api/index.ts";
 import { call, expectError, OTHER_TOKEN } from "../helpers/http.ts";

@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// Workloads through the API (server/workloads.ts, server/routes/workloads.ts): registration and its
-// rules, listing, PATCH, and one org never seeing another's.
+// Workloads through the API (WorkloadService in server/workloads.ts, server/workload-checks.ts,
+// server/routes/workloads.ts): registration and its rules, listing, PATCH, and one org never seeing
+// another's.
 import { describe, expect, it } from "vitest";
 import { WorkloadOperation, Workload } from "../../api/index.ts";
 import { call, expectError, OTHER_TOKEN } from "../helpers/http.ts";

@@ -1,5 +1,5 @@
-// Sandbox lifecycle on real sandboxes: freeze/thaw, fork, publish, idle timeout, TTL, master/shadow
-// pools, delete.
+// Sandbox lifecycle on real sandboxes, through the API: freeze/thaw, fork, publish, idle timeout,
+// TTL, master/shadow pools, delete (server/sandbox/service.ts, pools.ts, timers.ts, snapshots.ts).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";

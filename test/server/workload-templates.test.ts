@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// Workload templates through the API (server/routes/templates.ts).
+// Workload templates through the API (WorkloadTemplateService in server/workload-templates.ts, served
+// under /templates).
 import { describe, expect, it } from "vitest";
 import { WorkloadTemplate } from "../../api/index.ts";
 import { call, expectError, OTHER_TOKEN } from "../helpers/http.ts";

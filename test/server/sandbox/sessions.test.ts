@@ -1,6 +1,8 @@
 // Tests of server/sandbox on real bubblewrap sandboxes (needs the Debian packages listed in
-// server/sandbox/DEBIAN_PACKAGES): terminals on a real PTY (server/sandbox/terminal.ts).
+// server/sandbox/DEBIAN_PACKAGES): sessions (server/sandbox/sessions.ts), that is terminals on a
+// real PTY (server/sandbox/terminal.ts) and the desktop's VNC server.
 
+import type * as net from "node:net";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SandboxRuntime } from "../../../server/sandbox/runtime.ts";
@@ -99,5 +101,66 @@ describe("terminals", () => {
     } finally {
       await alt.shutdown();
     }
+  });
+});
+
+/** Reads exactly n bytes from a socket. */
+function readExactly(sock: net.Socket, n: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let buf = Buffer.alloc(0);
+    const onData = (b: Buffer) => {
+      buf = Buffer.concat([buf, b]);
+      if (buf.length >= n) {
+        sock.off("data", onData);
+        sock.pause();
+        if (buf.length > n) sock.unshift(buf.subarray(n));
+        resolve(buf.subarray(0, n));
+      }
+    };
+    sock.on("data", onData);
+    sock.resume();
+    sock.once("error", reject);
+    sock.once("close", () => reject(new Error(`closed after ${buf.length} of ${n} bytes`)));
+  });
+}
+
+describe("desktop", () => {
+  it("serves RFB from a real VNC server inside the sandbox", async () => {
+    const id = nextId("desk");
+    await rt.start(id, { hostname: "desk-box", desktop: true });
+    const d = rt.desktop(id);
+    expect(d).toMatchObject({ available: true, port: 5900 });
+    await waitFor(() => (rt.desktop(id) as { listening: boolean }).listening, "desktop listening", {
+      timeoutMs: 30_000,
+    });
+    const sock = await rt.connectDesktop(id);
+    try {
+      // RFB 3.8 handshake up to ServerInit.
+      expect((await readExactly(sock, 12)).toString()).toMatch(/^RFB 003\.00\d\n$/);
+      sock.write("RFB 003.008\n");
+      const nTypes = (await readExactly(sock, 1))[0];
+      const types = [...(await readExactly(sock, nTypes))];
+      expect(types).toContain(1); // None
+      sock.write(Buffer.from([1]));
+      expect((await readExactly(sock, 4)).readUInt32BE(0)).toBe(0); // SecurityResult OK
+      sock.write(Buffer.from([1])); // ClientInit, shared
+      const init = await readExactly(sock, 24);
+      expect([init.readUInt16BE(0), init.readUInt16BE(2)]).toEqual([1280, 800]);
+      const name = await readExactly(sock, init.readUInt32BE(20));
+      expect(name.toString()).toContain("desk-box");
+    } finally {
+      sock.destroy();
+    }
+    // X clients inside the sandbox find the display.
+    expect((await sh(id, "echo $DISPLAY; ls /tmp/.X11-unix")).trim()).toBe(":0\nX0");
+    await rt.destroy(id);
+  });
+
+  it("headless sandboxes have no desktop", async () => {
+    const id = nextId("headless");
+    await rt.start(id, { hostname: "headless", desktop: false });
+    expect(rt.desktop(id)).toEqual({ available: false });
+    await expectCode(rt.connectDesktop(id), "NO_DESKTOP");
+    await rt.destroy(id);
   });
 });
