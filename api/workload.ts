@@ -206,13 +206,7 @@ export const WorkloadList = page(WorkloadOperation);
 export const WorkloadState = z.object({
   uid: z.string(),
   workload_type: WorkloadType,
-  status: WorkloadStatus,
-  message: z.string(),
-  urls: z.array(Url),
-  public_ip: z.string().nullable().optional(),
-  ssh_port: z.number().int().nullable().optional(),
-  ready_replicas: z.number().int(),
-  total_replicas: z.number().int(),
+  ...WorkloadStateSummary.shape,
   updated_at: Timestamp,
 });
 export type WorkloadState = z.infer<typeof WorkloadState>;
