@@ -1,20 +1,19 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Duplex } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { durableResponses } from "../../server/http/durable.ts";
 import { DEFAULT_SEED } from "../../server/index.ts";
 import { Store } from "../../server/store.ts";
-import { call, create, expectError, rental, start, sshKey, waitForStatus } from "./helpers.ts";
+import { call, expectError, type ApiServer } from "../helpers/http.ts";
+import { startTestServer } from "../helpers/server.ts";
+import { create, createSshKey, createVolume, rental, waitForStatus } from "./fixtures.ts";
 
-const CLI = fileURLToPath(new URL("../../server/cli.ts", import.meta.url));
 const dirs: string[] = [];
 const tmp = () => {
   const d = mkdtempSync(join(tmpdir(), "cws-data-"));
@@ -27,58 +26,43 @@ afterAll(() => {
 
 const h = { authorization: "Bearer demo-token", "content-type": "application/json" };
 
-/** `cws serve` on dataDir in a child process; its API base URL once it listens. */
-async function serve(
-  dataDir: string,
-  env: Record<string, string> = {},
-): Promise<{ proc: ChildProcess; base: string }> {
-  const proc = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data-dir", dataDir, "--quiet"], {
-    stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, ...env },
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    let err = "";
-    proc.stderr!.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on (http:\/\/\S+\/v3)/.exec(err);
-      if (m) resolve(m[1]!);
-    });
-    proc.on("exit", (code) => reject(new Error(`cws serve exited ${code}: ${err}`)));
-  });
-  return { proc, base };
-}
-
 /** Every workload UID of the demo org, page by page. */
-async function allWorkloadUids(base: string): Promise<Set<string>> {
+async function allWorkloadUids(s: ApiServer): Promise<Set<string>> {
   const uids = new Set<string>();
   let cursor: string | null = null;
   do {
     const q: string = cursor ? `?limit=500&cursor=${cursor}` : "?limit=500";
-    const page = (await (await fetch(`${base}/orgs/demo/workloads${q}`, { headers: h })).json()) as any;
+    const page = (await call(s, "GET", `/orgs/demo/workloads${q}`)).body;
     for (const w of page.items) uids.add(w.uid);
     cursor = page.next_cursor;
   } while (cursor);
   return uids;
 }
 
+/** Runs start with the environment variables set (a child process inherits them), then restores them. */
+async function withEnv<T>(env: Record<string, string>, start: () => Promise<T>): Promise<T> {
+  const before = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    return await start();
+  } finally {
+    for (const [k, v] of Object.entries(before)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
 describe("persistence", () => {
   it("keeps state across a restart with the same data dir", async () => {
-    const dataDir = tmp();
-    const a = await start({ dataDir });
-    const key = await sshKey(a, "kept");
+    const a = await startTestServer({ dataDir: true });
+    const key = await createSshKey(a, "kept");
     const w = await create(a, rental({ ssh_keys: [key] }));
     await call(a, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
     await waitForStatus(a, w.uid, "running");
-    const vol = (
-      await call(a, "POST", "/orgs/demo/volumes", {
-        name: "v",
-        size_in_mb: 5,
-        resource_name: "gpu-rental-small",
-      })
-    ).body.uid;
-    await a.close();
+    const vol = await createVolume(a, "v", 5);
 
-    const b = await start({ dataDir });
+    const b = await a.restart();
     try {
       const g = await call(b, "GET", `/orgs/demo/workloads/${w.uid}`);
       expect(g.body).toMatchObject({ uid: w.uid, ssh_keys: [key], state: { status: "running" } });
@@ -96,12 +80,10 @@ describe("persistence", () => {
   });
 
   it("resumes provisioning after a restart: a workload left provisioning reaches running", async () => {
-    const dataDir = tmp();
-    const a = await start({ dataDir, provisionDelayMs: 400 });
+    const a = await startTestServer({ dataDir: true, provisionDelayMs: 400 });
     const w = await create(a, rental());
     await call(a, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
-    await a.close();
-    const b = await start({ dataDir, provisionDelayMs: 400 });
+    const b = await a.restart();
     try {
       expect((await call(b, "GET", `/orgs/demo/workloads/${w.uid}/state`)).body.status).toBe("provisioning");
       await waitForStatus(b, w.uid, "running");
@@ -111,41 +93,33 @@ describe("persistence", () => {
   });
 
   it("survives kill -9 of `cws serve` between requests", async () => {
-    const dataDir = tmp();
-    const first = await serve(dataDir);
-    const created = (await (
-      await fetch(`${first.base}/orgs/demo/workloads`, {
-        method: "POST",
-        headers: h,
-        body: JSON.stringify(rental()),
-      })
-    ).json()) as any;
-    await fetch(`${first.base}/orgs/demo/workloads/${created.uid}/deploy`, { method: "POST", headers: h });
-    const exited = new Promise((r) => first.proc.on("exit", r));
-    first.proc.kill("SIGKILL");
+    const first = await startTestServer({ subprocess: true, dataDir: true });
+    const created = (await call(first, "POST", "/orgs/demo/workloads", rental())).body;
+    await call(first, "POST", `/orgs/demo/workloads/${created.uid}/deploy`);
+    const exited = new Promise((r) => first.process.on("exit", r));
+    first.process.kill("SIGKILL");
     await exited;
-    const second = await serve(dataDir);
+    const second = await first.restart();
     try {
-      const g = (await (
-        await fetch(`${second.base}/orgs/demo/workloads/${created.uid}`, { headers: h })
-      ).json()) as any;
+      const g = (await call(second, "GET", `/orgs/demo/workloads/${created.uid}`)).body;
       expect(g.uid).toBe(created.uid);
       expect(["provisioning", "running"]).toContain(g.state.status);
     } finally {
-      second.proc.kill("SIGTERM");
+      await second.close();
     }
   });
 
   it("loses no acknowledged create when `cws serve` is killed -9 amid concurrent creates", async () => {
-    const dataDir = tmp();
     // Each group commit waits 30 ms: a reply sent before its commit would leave a wide window
     // in which the kill finds acknowledged creates not yet on disk.
-    const first = await serve(dataDir, { CWS_COMMIT_DELAY_MS: "30" });
-    const pool = new Pool(new URL(first.base).origin, { connections: 40 });
+    const first = await withEnv({ CWS_COMMIT_DELAY_MS: "30" }, () =>
+      startTestServer({ subprocess: true, dataDir: true }),
+    );
+    const pool = new Pool(first.origin, { connections: 40 });
     const acked: string[] = [];
     let killed = false;
     let lostInFlight = 0;
-    const exited = new Promise((r) => first.proc.on("exit", r));
+    const exited = new Promise((r) => first.process.on("exit", r));
     await Promise.all(
       Array.from({ length: 40 }, async (_, i) => {
         for (let n = 0; !killed; n++) {
@@ -162,7 +136,7 @@ describe("persistence", () => {
             acked.push(body.uid);
             if (acked.length === 300) {
               killed = true;
-              first.proc.kill("SIGKILL");
+              first.process.kill("SIGKILL");
             }
           } catch (e) {
             if (!killed) throw e;
@@ -176,13 +150,13 @@ describe("persistence", () => {
     // The kill met requests under way: the server had work it had not answered.
     expect(lostInFlight).toBeGreaterThan(0);
 
-    const second = await serve(dataDir);
+    const second = await first.restart();
     try {
-      const stored = await allWorkloadUids(second.base);
+      const stored = await allWorkloadUids(second);
       const missing = acked.filter((uid) => !stored.has(uid));
       expect(missing).toEqual([]);
     } finally {
-      second.proc.kill("SIGTERM");
+      await second.close();
     }
   }, 60_000);
 
@@ -193,7 +167,7 @@ describe("persistence", () => {
       file,
       JSON.stringify({ ...DEFAULT_SEED, orgs: [{ slug: "acme", tokens: ["acme-token"], credits: 3 }] }),
     );
-    const s = await start({ seed: file });
+    const s = await startTestServer({ seed: file });
     try {
       expect((await call(s, "GET", "/orgs/acme/workloads", undefined, { token: "acme-token" })).status).toBe(
         200,
@@ -203,7 +177,7 @@ describe("persistence", () => {
       await s.close();
     }
     writeFileSync(file, JSON.stringify({ orgs: [] }));
-    await expect(start({ seed: file })).rejects.toThrow(/seed file/);
+    await expect(startTestServer({ seed: file })).rejects.toThrow(/seed file/);
   });
 });
 
@@ -287,7 +261,7 @@ describe("group commit", () => {
   });
 
   it("answers 500 when a commit fails, and acknowledges nothing from then on", async () => {
-    const s = await start();
+    const s = await startTestServer();
     try {
       const store = s.context.store;
       // The database refuses to write the workload named "lost", as a full disk would.
@@ -308,7 +282,7 @@ describe("group commit", () => {
 
   it("converts a database of the earlier layout (documents keyed by kind and UID) on open", async () => {
     const dataDir = tmp();
-    const a = await start({ dataDir, provisionDelayMs: 20 });
+    const a = await startTestServer({ dataDir });
     const w = await create(a, rental());
     await call(a, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
     await waitForStatus(a, w.uid, "running");
@@ -325,7 +299,7 @@ describe("group commit", () => {
     `);
     db.close();
 
-    const b = await start({ dataDir });
+    const b = await startTestServer({ dataDir });
     try {
       const list = (await call(b, "GET", "/orgs/demo/workloads")).body.items.map((x: any) => x.uid);
       expect(list).toEqual([w.uid, w2.uid]);
