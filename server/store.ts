@@ -10,138 +10,25 @@ import type {
 } from "./records.ts";
 import { SecretBox } from "./secrets.ts";
 import { Checkpointer } from "./store-checkpoint.ts";
+import { Collection, type Doc, type DocWriter } from "./store-collection.ts";
 import { GroupCommit } from "./store-commit.ts";
 import { PendingWrites, type WriteStatements } from "./store-writes.ts";
 import { EventIndex, openSchema } from "./store-tables.ts";
 import type { Seed } from "./seed/schema.ts";
 
 /**
- * State of the server in node:sqlite, with an in-memory copy of every document for reads.
+ * State of the server in node:sqlite, with an in-memory copy of every document for reads
+ * (store-collection.ts).
  *
- * Group commit (store-commit.ts): every mutation is written to the database at once, into one
- * SQL transaction that stays open until the end of the event-loop turn and is then committed
- * (WAL journal): the writes of all requests handled in that turn share one commit. Nothing
+ * Group commit (store-commit.ts): the writes made during one event-loop turn wait in memory
+ * (store-writes.ts) and go to the database together at the end of the turn, in one SQL
+ * transaction and one commit (WAL journal), whatever number of requests made them. Nothing
  * that depends on a write may leave the server before its commit: `dirty` says whether
  * uncommitted writes exist, `durable()` resolves when everything written so far is committed,
  * and the HTTP layer holds every reply until then (server/http/durable.ts). So a server killed
  * at any moment restarts with everything it acknowledged. Without a data dir the database is
  * `:memory:` — the same code path. Tables: store-tables.ts; checkpoints: store-checkpoint.ts.
  */
-
-interface Doc {
-  uid: string;
-  org: string | null;
-}
-
-const GLOBAL = "";
-
-export class Collection<T extends Doc> {
-  private readonly kind: string;
-  private readonly store: Store;
-  private readonly items = new Map<string, { seq: number; doc: T }>();
-  private readonly byOrg = new Map<string, T[]>();
-  /** Creation position of removed documents: a list cursor naming one keeps its place. */
-  private readonly gone = new Map<string, number>();
-
-  constructor(store: Store, kind: string) {
-    this.store = store;
-    this.kind = kind;
-  }
-
-  /** @internal loads a row read at startup. */
-  load(seq: number, doc: T): void {
-    this.items.set(doc.uid, { seq, doc });
-    this.orgList(doc.org).push(doc);
-  }
-
-  /** @internal sorts the per-org lists after a load. */
-  sortAll(): void {
-    for (const list of this.byOrg.values()) list.sort((a, b) => this.seqOf(a.uid)! - this.seqOf(b.uid)!);
-  }
-
-  /** @internal loads the position of a removed document read at startup. */
-  loadGone(uid: string, seq: number): void {
-    this.gone.set(uid, seq);
-  }
-
-  clear(): void {
-    this.items.clear();
-    this.byOrg.clear();
-    this.gone.clear();
-  }
-
-  private orgList(org: string | null): T[] {
-    const key = org ?? GLOBAL;
-    let list = this.byOrg.get(key);
-    if (!list) this.byOrg.set(key, (list = []));
-    return list;
-  }
-
-  get(uid: string): T | undefined {
-    return this.items.get(uid)?.doc;
-  }
-
-  /** The document if it belongs to org (or is global and `globalToo`). */
-  getIn(org: string, uid: string, globalToo = false): T | undefined {
-    const doc = this.get(uid);
-    if (!doc) return undefined;
-    if (doc.org === org || (globalToo && doc.org === null)) return doc;
-    return undefined;
-  }
-
-  /** Creation position of a document, also of one removed since (for list cursors). */
-  seqOf(uid: string): number | undefined {
-    return this.items.get(uid)?.seq ?? this.gone.get(uid);
-  }
-
-  /** Inserts or rewrites a document (write-through). Call after every mutation of a document. */
-  put(doc: T): T {
-    const existing = this.items.get(doc.uid);
-    if (existing) {
-      if (existing.doc !== doc) {
-        const list = this.orgList(existing.doc.org);
-        const i = list.indexOf(existing.doc);
-        if (i >= 0) list[i] = doc;
-        existing.doc = doc;
-      }
-      this.store.writeDoc(this.kind, doc.uid, doc.org, existing.seq, doc);
-    } else {
-      const seq = this.store.nextSeq();
-      this.items.set(doc.uid, { seq, doc });
-      this.orgList(doc.org).push(doc);
-      this.store.writeDoc(this.kind, doc.uid, doc.org, seq, doc);
-    }
-    return doc;
-  }
-
-  remove(uid: string): void {
-    const existing = this.items.get(uid);
-    if (!existing) return;
-    this.items.delete(uid);
-    const list = this.orgList(existing.doc.org);
-    const i = list.indexOf(existing.doc);
-    if (i >= 0) list.splice(i, 1);
-    this.gone.set(uid, existing.seq);
-    this.store.deleteDoc(this.kind, uid, existing.seq);
-  }
-
-  /** Documents of org in creation order (`globalToo`: platform documents first-class, merged by creation order). */
-  list(org: string, globalToo = false): readonly T[] {
-    const own = this.byOrg.get(org) ?? [];
-    if (!globalToo) return own;
-    const global = this.byOrg.get(GLOBAL) ?? [];
-    if (global.length === 0) return own;
-    return [...global, ...own].sort((a, b) => this.seqOf(a.uid)! - this.seqOf(b.uid)!);
-  }
-
-  all(): IterableIterator<T> {
-    return [...this.items.values()].map((v) => v.doc)[Symbol.iterator]();
-  }
-
-  get size(): number {
-    return this.items.size;
-  }
-}
 
 export interface StoredEvent<T> {
   id: number;
@@ -150,7 +37,9 @@ export interface StoredEvent<T> {
   meta: Record<string, unknown>;
 }
 
-export class Store {
+export { Collection } from "./store-collection.ts";
+
+export class Store implements DocWriter {
   readonly db: DatabaseSync;
   readonly workloads: Collection<WorkloadRecord>;
   readonly volumes: Collection<VolumeRecord>;
