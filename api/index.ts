@@ -4,6 +4,7 @@ export * from "./common.ts";
 export * from "./workload.ts";
 export * from "./workload-rules.ts";
 export * from "./workload-fields.ts";
+export * from "./property-names.ts";
 export * from "./sandbox.ts";
 export * from "./volume.ts";
 export * from "./ssh-key.ts";

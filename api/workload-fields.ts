@@ -24,6 +24,8 @@ export interface WorkloadField {
   change: FieldChange;
   /** The PATCH value that clears the field (undefined: it cannot be cleared, only changed). */
   cleared?: unknown;
+  /** Sub-fields the service takes but never returns (passwords): a read shows the field without them. */
+  writeOnly?: readonly string[];
 }
 
 const ALL = ["RENTAL", "VM", "BM", "SANDBOX"] as const;
@@ -46,10 +48,16 @@ export const WORKLOAD_FIELDS = {
   },
   commands: { create: RENTAL, patch: RENTAL, change: "redeploy", cleared: [] },
   args: { create: RENTAL, patch: RENTAL, change: "redeploy", cleared: [] },
-  registry_auth: { create: RENTAL, patch: RENTAL, change: "redeploy", cleared: null },
+  registry_auth: {
+    create: RENTAL,
+    patch: RENTAL,
+    change: "redeploy",
+    cleared: null,
+    writeOnly: ["password"],
+  },
   ssh_keys: { create: ALL, patch: ALL, change: "redeploy", cleared: [] },
   volumes: { create: RENTAL, patch: RENTAL, change: "redeploy", cleared: [] },
-  vm_config: { create: ["VM"], patch: FIXED, change: "replace" },
+  vm_config: { create: ["VM"], patch: FIXED, change: "replace", writeOnly: ["password"] },
   bm_config: { create: ["BM"], patch: FIXED, change: "replace" },
   sandbox_config: { create: ["SANDBOX"], patch: ["SANDBOX"], change: "update" },
   project_id: { create: ALL, patch: ALL, change: "update", cleared: "" },
@@ -59,6 +67,14 @@ export const WORKLOAD_FIELDS = {
 export type WorkloadFieldName = keyof typeof WORKLOAD_FIELDS;
 
 export const WORKLOAD_FIELD_NAMES = Object.keys(WORKLOAD_FIELDS) as WorkloadFieldName[];
+
+/** The fields holding sub-fields the service never returns, with those sub-fields. */
+export const WRITE_ONLY_FIELDS = Object.fromEntries(
+  WORKLOAD_FIELD_NAMES.flatMap((f) => {
+    const hidden = (WORKLOAD_FIELDS[f] as WorkloadField).writeOnly;
+    return hidden ? [[f, hidden]] : [];
+  }),
+) as Partial<Record<WorkloadFieldName, readonly string[]>>;
 
 /** Statuses from which a PATCH never redeploys. */
 export const REDEPLOY_EXEMPT: readonly WorkloadStatus[] = ["registered", "suspended", "deleted"];
@@ -86,6 +102,9 @@ export function unsupportedFields(type: WorkloadType): WorkloadFieldName[] {
 export function patchFields(type: WorkloadType): WorkloadFieldName[] {
   return WORKLOAD_FIELD_NAMES.filter((f) => patchAccepts(type, f));
 }
+
+/** Fields a sandbox PATCH may carry; anything else is WORKLOAD_SANDBOX_UPDATE_UNSUPPORTED_FIELD. */
+export const SANDBOX_PATCH_FIELDS: readonly string[] = patchFields("SANDBOX");
 
 /** What changing `name` does to a workload of `type` (sandboxes update in place, spec 4.2). */
 export function changeOf(type: WorkloadType, name: WorkloadFieldName): FieldChange {

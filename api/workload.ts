@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./limits.ts";
 import { Timestamp, page } from "./common.ts";
-import { patchFields } from "./workload-fields.ts";
 
 export const WORKLOAD_TYPES = ["RENTAL", "VM", "BM", "SANDBOX"] as const;
 export const WorkloadType = z.enum(WORKLOAD_TYPES);
@@ -126,9 +125,6 @@ export const WorkloadPatch = z.strictObject({
 });
 export type WorkloadPatch = z.infer<typeof WorkloadPatch>;
 
-/** Fields a sandbox PATCH may carry; anything else is WORKLOAD_SANDBOX_UPDATE_UNSUPPORTED_FIELD. */
-export const SANDBOX_PATCH_FIELDS: readonly string[] = patchFields("SANDBOX");
-
 export const Url = z.object({ port: z.number().int(), url: z.string() });
 
 export const WorkloadStateSummary = z.object({
@@ -210,13 +206,7 @@ export const WorkloadList = page(WorkloadOperation);
 export const WorkloadState = z.object({
   uid: z.string(),
   workload_type: WorkloadType,
-  status: WorkloadStatus,
-  message: z.string(),
-  urls: z.array(Url),
-  public_ip: z.string().nullable().optional(),
-  ssh_port: z.number().int().nullable().optional(),
-  ready_replicas: z.number().int(),
-  total_replicas: z.number().int(),
+  ...WorkloadStateSummary.shape,
   updated_at: Timestamp,
 });
 export type WorkloadState = z.infer<typeof WorkloadState>;

@@ -83,23 +83,21 @@ export class CwsNotFoundError extends CwsApiError {
 export class CwsConflictError extends CwsApiError {
   override name = "CwsConflictError";
 }
-/** 429: rate or session limit reached; `retryAfterMs` holds the service's Retry-After, if any. */
-export class CwsRateLimitError extends CwsApiError {
-  override name = "CwsRateLimitError";
+/** An error after which the service may say when to try again: `retryAfterMs` holds its Retry-After, if any. */
+abstract class CwsRetryAfterError extends CwsApiError {
   readonly retryAfterMs: number | undefined;
   constructor(init: ApiErrorInit) {
     super(init);
     this.retryAfterMs = init.retryAfterMs;
   }
 }
+/** 429: rate or session limit reached. */
+export class CwsRateLimitError extends CwsRetryAfterError {
+  override name = "CwsRateLimitError";
+}
 /** 5xx: the service failed (500), its gateway failed (502, 504) or it had no capacity (503). */
-export class CwsServerError extends CwsApiError {
+export class CwsServerError extends CwsRetryAfterError {
   override name = "CwsServerError";
-  readonly retryAfterMs: number | undefined;
-  constructor(init: ApiErrorInit) {
-    super(init);
-    this.retryAfterMs = init.retryAfterMs;
-  }
 }
 
 /** The subclass of `CwsApiError` for a status. */

@@ -11,49 +11,25 @@ import {
   type VolumeListQuery,
   type VolumePatch,
 } from "../api/index.ts";
+import { Collection, type EventsQuery } from "./collection.ts";
 import type { RequestOptions, Transport } from "./http.ts";
-import type { EventsQuery } from "./workloads.ts";
-import { paginate } from "./pagination.ts";
 
-const ALL = "/orgs/{org}/volumes";
-const ONE = `${ALL}/{uid}`;
-
-export class Volumes {
-  #t: Transport;
+export class Volumes extends Collection<Volume, Volume, VolumeListQuery, VolumePatch> {
   constructor(transport: Transport) {
-    this.#t = transport;
+    super(transport, "volumes", Volume, VolumeList);
   }
 
   /** Registers a volume (provisioned when a deployed RENTAL workload mounts it). Not retried after an ambiguous failure. */
   create(body: VolumeCreate, opts?: RequestOptions): Promise<VolumeCreated> {
-    return this.#t.json({ method: "POST", route: ALL, body }, VolumeCreated, opts);
-  }
-
-  list(query: VolumeListQuery = {}, opts?: RequestOptions): Promise<Page<Volume>> {
-    return this.#t.json({ method: "GET", route: ALL, query }, VolumeList, opts);
-  }
-
-  iterate(
-    query: Omit<VolumeListQuery, "cursor"> = {},
-    opts?: RequestOptions,
-  ): AsyncGenerator<Volume, void, undefined> {
-    return paginate((cursor) => this.list({ ...query, cursor }, opts));
-  }
-
-  get(uid: string, opts?: RequestOptions): Promise<Volume> {
-    return this.#t.json({ method: "GET", route: ONE, params: { uid } }, Volume, opts);
+    return this.t.json({ method: "POST", route: this.all, body }, VolumeCreated, opts);
   }
 
   state(uid: string, opts?: RequestOptions): Promise<VolumeState> {
-    return this.#t.json({ method: "GET", route: `${ONE}/state`, params: { uid } }, VolumeState, opts);
+    return this.t.json({ method: "GET", route: `${this.one}/state`, params: { uid } }, VolumeState, opts);
   }
 
   events(uid: string, query: EventsQuery = {}, opts?: RequestOptions): Promise<Page<VolumeEvent>> {
-    return this.#t.json(
-      { method: "GET", route: `${ONE}/events`, params: { uid }, query },
-      VolumeEventList,
-      opts,
-    );
+    return this.eventPage(uid, VolumeEventList, query, opts);
   }
 
   iterateEvents(
@@ -61,14 +37,6 @@ export class Volumes {
     query: Omit<EventsQuery, "cursor"> = {},
     opts?: RequestOptions,
   ): AsyncGenerator<VolumeEvent, void, undefined> {
-    return paginate((cursor) => this.events(uid, { ...query, cursor }, opts));
-  }
-
-  update(uid: string, patch: VolumePatch, opts?: RequestOptions): Promise<Volume> {
-    return this.#t.json({ method: "PATCH", route: ONE, params: { uid }, body: patch }, Volume, opts);
-  }
-
-  delete(uid: string, opts?: RequestOptions): Promise<void> {
-    return this.#t.empty({ method: "DELETE", route: ONE, params: { uid } }, opts);
+    return this.allEvents(uid, VolumeEventList, query, opts);
   }
 }

@@ -23,16 +23,10 @@ import {
 } from "../api/index.ts";
 import { CwsWorkloadFailedError } from "./errors.ts";
 import type { RequestOptions, Transport } from "./http.ts";
-import { paginate } from "./pagination.ts";
+import { Collection, type EventsQuery } from "./collection.ts";
 import { pollUntil, type WaitOptions } from "./waiters.ts";
 
-const ALL = "/orgs/{org}/workloads";
-const ONE = `${ALL}/{uid}`;
-
-export interface EventsQuery {
-  limit?: number;
-  cursor?: string;
-}
+export type { EventsQuery };
 
 export interface LogsOptions {
   /** Only lines at or after this time (RFC 3339 string or Date). */
@@ -55,53 +49,39 @@ function logsQuery(q: LogsOptions, follow: boolean) {
   };
 }
 
-export class Workloads {
-  #t: Transport;
+export class Workloads extends Collection<Workload, WorkloadOperation, WorkloadListQuery, WorkloadPatch> {
   constructor(transport: Transport) {
-    this.#t = transport;
+    super(transport, "workloads", Workload, WorkloadList);
   }
 
   /** Registers a workload (state registered; nothing is deployed). Not retried after an ambiguous failure. */
   create(body: WorkloadCreate, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.#t.json({ method: "POST", route: ALL, body }, WorkloadOperation, opts);
-  }
-
-  /** One page of workloads. */
-  list(query: WorkloadListQuery = {}, opts?: RequestOptions): Promise<Page<WorkloadOperation>> {
-    return this.#t.json({ method: "GET", route: ALL, query }, WorkloadList, opts);
-  }
-
-  /** Every workload matching `query`, following `next_cursor` page by page. */
-  iterate(
-    query: Omit<WorkloadListQuery, "cursor"> = {},
-    opts?: RequestOptions,
-  ): AsyncGenerator<WorkloadOperation, void, undefined> {
-    return paginate((cursor) => this.list({ ...query, cursor }, opts));
-  }
-
-  get(uid: string, opts?: RequestOptions): Promise<Workload> {
-    return this.#t.json({ method: "GET", route: ONE, params: { uid } }, Workload, opts);
+    return this.t.json({ method: "POST", route: this.all, body }, WorkloadOperation, opts);
   }
 
   /** Sets the given fields. A deployed non-sandbox workload is redeployed by the service. */
-  update(uid: string, patch: WorkloadPatch, opts?: RequestOptions): Promise<Workload> {
-    return this.#t.json({ method: "PATCH", route: ONE, params: { uid }, body: patch }, Workload, opts);
+  override update(uid: string, patch: WorkloadPatch, opts?: RequestOptions): Promise<Workload> {
+    return super.update(uid, patch, opts);
   }
 
   /** Soft-deletes the workload (tears down its runtime). */
-  delete(uid: string, opts?: RequestOptions): Promise<void> {
-    return this.#t.empty({ method: "DELETE", route: ONE, params: { uid } }, opts);
+  override delete(uid: string, opts?: RequestOptions): Promise<void> {
+    return super.delete(uid, opts);
   }
 
   /** Starts provisioning; wait with `waitForStatus(uid, "running")`. */
   deploy(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.#t.json({ method: "POST", route: `${ONE}/deploy`, params: { uid } }, WorkloadOperation, opts);
+    return this.t.json(
+      { method: "POST", route: `${this.one}/deploy`, params: { uid } },
+      WorkloadOperation,
+      opts,
+    );
   }
 
   /** RENTAL (and sandboxes): removes the runtime, keeps the configuration. */
   suspend(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.#t.json(
-      { method: "POST", route: `${ONE}/suspend`, params: { uid } },
+    return this.t.json(
+      { method: "POST", route: `${this.one}/suspend`, params: { uid } },
       WorkloadOperation,
       opts,
     );
@@ -109,20 +89,20 @@ export class Workloads {
 
   /** Reboots a VM (not for BM). */
   reboot(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.#t.json({ method: "POST", route: `${ONE}/reboot`, params: { uid } }, WorkloadOperation, opts);
+    return this.t.json(
+      { method: "POST", route: `${this.one}/reboot`, params: { uid } },
+      WorkloadOperation,
+      opts,
+    );
   }
 
   state(uid: string, opts?: RequestOptions): Promise<WorkloadState> {
-    return this.#t.json({ method: "GET", route: `${ONE}/state`, params: { uid } }, WorkloadState, opts);
+    return this.t.json({ method: "GET", route: `${this.one}/state`, params: { uid } }, WorkloadState, opts);
   }
 
   /** One page of the workload's events. */
   events(uid: string, query: EventsQuery = {}, opts?: RequestOptions): Promise<Page<WorkloadEvent>> {
-    return this.#t.json(
-      { method: "GET", route: `${ONE}/events`, params: { uid }, query },
-      WorkloadEventList,
-      opts,
-    );
+    return this.eventPage(uid, WorkloadEventList, query, opts);
   }
 
   /** All events of the workload, page by page. */
@@ -131,13 +111,13 @@ export class Workloads {
     query: Omit<EventsQuery, "cursor"> = {},
     opts?: RequestOptions,
   ): AsyncGenerator<WorkloadEvent, void, undefined> {
-    return paginate((cursor) => this.events(uid, { ...query, cursor }, opts));
+    return this.allEvents(uid, WorkloadEventList, query, opts);
   }
 
   /** The log text as it is now. */
   logs(uid: string, query: LogsOptions = {}, opts?: RequestOptions): Promise<string> {
-    return this.#t.text(
-      { method: "GET", route: `${ONE}/logs`, params: { uid }, query: logsQuery(query, false) },
+    return this.t.text(
+      { method: "GET", route: `${this.one}/logs`, params: { uid }, query: logsQuery(query, false) },
       opts,
     );
   }
@@ -152,8 +132,8 @@ export class Workloads {
     query: LogsOptions = {},
     opts?: RequestOptions,
   ): AsyncGenerator<string, void, undefined> {
-    return this.#t.stream(
-      { method: "GET", route: `${ONE}/logs`, params: { uid }, query: logsQuery(query, true) },
+    return this.t.stream(
+      { method: "GET", route: `${this.one}/logs`, params: { uid }, query: logsQuery(query, true) },
       opts,
     );
   }
@@ -164,24 +144,24 @@ export class Workloads {
    */
   exec(uid: string, argv: string[], opts?: RequestOptions): AsyncGenerator<string, void, undefined> {
     if (!Array.isArray(argv) || argv.length === 0) throw new TypeError("exec needs at least one argument");
-    return this.#t.stream(
-      { method: "POST", route: `${ONE}/exec`, params: { uid }, query: { command: argv } },
+    return this.t.stream(
+      { method: "POST", route: `${this.one}/exec`, params: { uid }, query: { command: argv } },
       opts,
     );
   }
 
   vmImages(opts?: RequestOptions): Promise<VmImage[]> {
-    return this.#t.json({ method: "GET", route: `${ALL}/vm-images` }, VmImageList, opts);
+    return this.t.json({ method: "GET", route: `${this.all}/vm-images` }, VmImageList, opts);
   }
 
   bmImages(opts?: RequestOptions): Promise<BmImage[]> {
-    return this.#t.json({ method: "GET", route: `${ALL}/bm-images` }, BmImageList, opts);
+    return this.t.json({ method: "GET", route: `${this.all}/bm-images` }, BmImageList, opts);
   }
 
   /** Checks a workload against an image digest. A pure check: retried like a GET. */
   verify(body: VerifyBody, opts?: RequestOptions): Promise<VerifyResult> {
-    return this.#t.json(
-      { method: "POST", route: `${ALL}/verify`, body, idempotent: true },
+    return this.t.json(
+      { method: "POST", route: `${this.all}/verify`, body, idempotent: true },
       VerifyResult,
       opts,
     );
@@ -194,32 +174,37 @@ export class Workloads {
     body: AttachVolumeBody,
     opts?: RequestOptions,
   ): Promise<AttachedVolume> {
-    return this.#t.json(
-      { method: "PUT", route: `${ONE}/volumes/{volume_uid}`, params: { uid, volume_uid: volumeUid }, body },
+    return this.t.json(
+      {
+        method: "PUT",
+        route: `${this.one}/volumes/{volume_uid}`,
+        params: { uid, volume_uid: volumeUid },
+        body,
+      },
       AttachedVolume,
       opts,
     );
   }
 
   detachVolume(uid: string, volumeUid: string, opts?: RequestOptions): Promise<void> {
-    return this.#t.empty(
-      { method: "DELETE", route: `${ONE}/volumes/{volume_uid}`, params: { uid, volume_uid: volumeUid } },
+    return this.t.empty(
+      { method: "DELETE", route: `${this.one}/volumes/{volume_uid}`, params: { uid, volume_uid: volumeUid } },
       opts,
     );
   }
 
   /** Attaches an SSH key; a deployed sandbox also gets it installed in the guest. */
   attachSshKey(uid: string, keyUid: string, opts?: RequestOptions): Promise<AttachedSshKey> {
-    return this.#t.json(
-      { method: "PUT", route: `${ONE}/ssh-keys/{ssh_key_uid}`, params: { uid, ssh_key_uid: keyUid } },
+    return this.t.json(
+      { method: "PUT", route: `${this.one}/ssh-keys/{ssh_key_uid}`, params: { uid, ssh_key_uid: keyUid } },
       AttachedSshKey,
       opts,
     );
   }
 
   detachSshKey(uid: string, keyUid: string, opts?: RequestOptions): Promise<void> {
-    return this.#t.empty(
-      { method: "DELETE", route: `${ONE}/ssh-keys/{ssh_key_uid}`, params: { uid, ssh_key_uid: keyUid } },
+    return this.t.empty(
+      { method: "DELETE", route: `${this.one}/ssh-keys/{ssh_key_uid}`, params: { uid, ssh_key_uid: keyUid } },
       opts,
     );
   }
@@ -242,7 +227,7 @@ export class Workloads {
         uid,
         target: targets,
         read: (left, signal, onRetryAfter) =>
-          this.state(uid, { signal, timeoutMs: Math.min(left, this.#t.defaultTimeoutMs()), onRetryAfter }),
+          this.state(uid, { signal, timeoutMs: Math.min(left, this.t.defaultTimeoutMs()), onRetryAfter }),
         statusOf: (s) => s.status,
         check: (s) => {
           if (s.status === "error" || s.status === "deleted") {

@@ -18,11 +18,11 @@ export interface FieldRule {
    * Sub-fields the service never returns (passwords). When the old value lacks one (the object
    * was imported), the program's value is taken as the service's: it is not compared.
    */
-  writeOnly?: string[];
+  writeOnly?: readonly string[];
 }
 
 /** `next` without the write-only sub-fields that `prev` does not know. */
-function withoutUnseen(fields: string[], prev: unknown, next: unknown): unknown {
+function withoutUnseen(fields: readonly string[], prev: unknown, next: unknown): unknown {
   if (!next || typeof next !== "object" || Array.isArray(next)) return next;
   const old = prev && typeof prev === "object" ? (prev as Props) : {};
   const out = { ...(next as Props) };

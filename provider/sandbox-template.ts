@@ -2,7 +2,7 @@
  * SandboxTemplate: a USER sandbox template published from a running sandbox (a snapshot of its
  * files). Update: displayName, description. Replace: name, sourceSandbox.
  */
-import { PublishBody, type SandboxTemplate } from "../api/index.ts";
+import { PublishBody, RESOURCE_OUTPUTS, type SandboxTemplate } from "../api/index.ts";
 import {
   DEFAULT_READY_TIMEOUT_SEC,
   collect,
@@ -12,13 +12,14 @@ import {
   deleteIfPresent,
   messageOf,
   onePerProperty,
+  pick,
   unlessGone,
   waitOptions,
 } from "./common.ts";
 import { diffFields, keepProgramShape, type FieldRule } from "./diff.ts";
 import { PartialStateError, type Props, type ResourceModule } from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
-import { schemaFailures } from "./volume.ts";
+import { RENAMED, propsFrom, schemaFailures, toWire } from "./wire.ts";
 
 const RULES: Record<string, FieldRule> = {
   name: { kind: "replace" },
@@ -28,18 +29,14 @@ const RULES: Record<string, FieldRule> = {
   readyTimeoutSec: { kind: "update", default: DEFAULT_READY_TIMEOUT_SEC },
 };
 
+/** Inputs the publish request carries (sourceSandbox is its path) and the ones a PATCH changes. */
+const PUBLISH_INPUTS = ["name", "displayName", "description"] as const;
+const PATCH_INPUTS = ["displayName", "description"] as const;
+
+const publishBody = (inputs: Props) => toWire<PublishBody>(compact(pick(inputs, PUBLISH_INPUTS)));
+
 function outputsOf(t: SandboxTemplate, inputs: Props): Props {
-  return compact({
-    ...inputs,
-    uid: t.uid,
-    kind: t.kind,
-    status: t.status,
-    templateResourceName: t.resource_name,
-    costPerHour: t.cost_per_hour,
-    frozenCostPerHour: t.frozen_cost_per_hour,
-    createdAt: t.created_at,
-    updatedAt: t.updated_at,
-  });
+  return compact({ ...inputs, ...propsFrom(t, RESOURCE_OUTPUTS.SandboxTemplate, RENAMED.SandboxTemplate) });
 }
 
 export const sandboxTemplate: ResourceModule = {
@@ -52,7 +49,7 @@ export const sandboxTemplate: ResourceModule = {
         property: "sourceSandbox",
         reason: "sourceSandbox (the UID of a running sandbox) is required",
       });
-    const body = compact({ name: news.name, display_name: news.displayName, description: news.description });
+    const body = publishBody(news);
     if (!containsUnknown(body)) failures.push(...schemaFailures(PublishBody, body));
     return { inputs: news, failures: onePerProperty(failures) };
   },
@@ -65,11 +62,7 @@ export const sandboxTemplate: ResourceModule = {
     const { sandboxes, sandboxTemplates } = ctx.client;
     const source = inputs.sourceSandbox as string;
     ctx.log(`publishing sandbox ${source} as template ${String(inputs.name)}`);
-    const body = compact({
-      name: inputs.name,
-      display_name: inputs.displayName,
-      description: inputs.description,
-    }) as PublishBody;
+    const body = publishBody(inputs);
     // Publishing twice would make two templates: a lost answer is found by the whole request.
     const published = await createOnce({
       what: `sandbox template ${body.name}`,
@@ -101,11 +94,12 @@ export const sandboxTemplate: ResourceModule = {
   async read(ctx, id, olds) {
     const t = await unlessGone(() => ctx.client.sandboxTemplates.get(id));
     if (!t) return undefined;
+    const read = propsFrom(t, PUBLISH_INPUTS);
     const fresh = compact({
-      name: t.name,
+      name: read.name,
       sourceSandbox: olds.sourceSandbox,
-      displayName: t.display_name || undefined,
-      description: t.description || undefined,
+      displayName: read.displayName || undefined,
+      description: read.description || undefined,
       readyTimeoutSec: olds.readyTimeoutSec,
     });
     const inputs = keepProgramShape(RULES, olds, fresh);
@@ -114,10 +108,8 @@ export const sandboxTemplate: ResourceModule = {
 
   async update(ctx, id, olds, news) {
     const d = diffFields(RULES, olds, news).detail;
-    const patch = compact({
-      display_name: d.displayName ? ((news.displayName as string | undefined) ?? "") : undefined,
-      description: d.description ? ((news.description as string | undefined) ?? "") : undefined,
-    });
+    // An input the program no longer sets is cleared: "".
+    const patch = toWire(Object.fromEntries(PATCH_INPUTS.filter((k) => d[k]).map((k) => [k, news[k] ?? ""])));
     const t = Object.keys(patch).length
       ? await ctx.client.sandboxTemplates.update(id, patch)
       : await ctx.client.sandboxTemplates.get(id);

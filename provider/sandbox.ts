@@ -8,10 +8,15 @@
  */
 import {
   LIMITS,
+  RESOURCE_OUTPUTS,
+  SANDBOX_SERVICE_INPUTS,
+  WORKLOAD_FIELDS,
   changeOf,
   nameViolation,
+  patchAccepts,
   portViolations,
   sandboxTimeoutViolation,
+  type ForkBody,
   type Workload,
   type WorkloadCreate,
   type WorkloadFieldName,
@@ -29,22 +34,30 @@ import { createWorkloadOnce, forkOnce, liveWorkload, settle, transitionOnce } fr
 import { diffFields, keepProgramShape, portsNormaliser, sortedStrings, type FieldRule } from "./diff.ts";
 import { type CheckFailure, type Context, type Props, type ResourceModule } from "./resource.ts";
 import { UNKNOWN } from "./unknowns.ts";
-import { toWire, wireFieldToProperty } from "./wire.ts";
-import { fixedMismatches, refuseSelfAdoption, toInputWords } from "./workload.ts";
+import { RENAMED, failureOf, propsFrom, serviceField, toWire } from "./wire.ts";
+import { fixedMismatches, refuseSelfAdoption } from "./workload.ts";
 
-/** The kind of a change of the service field `f` on a sandbox (WORKLOAD_FIELDS). */
-const kind = (f: WorkloadFieldName) => changeOf("SANDBOX", f);
+const NAMES = RENAMED.Sandbox;
+
+/** The service field (WORKLOAD_FIELDS) a sandbox input is sent in: `ttlSec` is in sandbox_config. */
+const fieldOf = (input: string) => serviceField(input, NAMES) as WorkloadFieldName;
+
+/** How a change of a sandbox input that stands for a service field is applied (WORKLOAD_FIELDS). */
+const kind = (input: string) => changeOf("SANDBOX", fieldOf(input));
+
+/** Inputs a PATCH changes: those whose service field a sandbox PATCH accepts (WORKLOAD_FIELDS). */
+const PATCH_INPUTS = SANDBOX_SERVICE_INPUTS.filter((k) => patchAccepts("SANDBOX", fieldOf(k)));
 
 const RULES: Record<string, FieldRule> = {
-  template: { kind: kind("image") },
-  resourceName: { kind: kind("resource_name") },
+  template: { kind: kind("template") },
+  resourceName: { kind: kind("resourceName") },
   forkFrom: { kind: "replace" },
   name: { kind: kind("name") },
-  projectId: { kind: kind("project_id") },
-  sshKeys: { kind: kind("ssh_keys"), normalise: sortedStrings },
+  projectId: { kind: kind("projectId") },
+  sshKeys: { kind: kind("sshKeys"), normalise: sortedStrings },
   ports: { kind: kind("ports"), normalise: portsNormaliser(false) },
-  ttlSec: { kind: kind("sandbox_config"), normalise: (v) => v || undefined },
-  idleTimeoutSec: { kind: kind("sandbox_config"), normalise: (v) => v || undefined },
+  ttlSec: { kind: kind("ttlSec"), normalise: (v) => v || undefined },
+  idleTimeoutSec: { kind: kind("idleTimeoutSec"), normalise: (v) => v || undefined },
   // Unset: not managed, so a pause by the idle timeout is not undone. false: kept running.
   frozen: { kind: "update" },
   readyTimeoutSec: { kind: "update", default: DEFAULT_READY_TIMEOUT_SEC },
@@ -54,10 +67,8 @@ const known = (v: unknown) => v !== undefined && v !== UNKNOWN;
 
 function check(news: Props): CheckFailure[] {
   const failures: CheckFailure[] = [];
-  // The Sandbox resource spells sandbox_config.* as top-level inputs (ttlSec, idleTimeoutSec).
-  const own = (text: string) => toInputWords(text).replace(/sandboxConfig\./g, "");
   const add = (v: { field: string; message: string } | undefined) => {
-    if (v) failures.push({ property: own(wireFieldToProperty(v.field)), reason: own(v.message) });
+    if (v) failures.push(failureOf(v, NAMES));
   };
   if (typeof news.name === "string") add(nameViolation("SANDBOX", news.name));
   else if (news.name === undefined) failures.push({ property: "name", reason: "name is required" });
@@ -109,70 +120,48 @@ function check(news: Props): CheckFailure[] {
   return failures;
 }
 
-function sandboxConfig(inputs: Props) {
-  const cfg = compact({ ttl_sec: inputs.ttlSec, idle_timeout_sec: inputs.idleTimeoutSec });
-  return Object.keys(cfg).length ? cfg : undefined;
-}
-
 function createBody(inputs: Props): WorkloadCreate {
-  return compact({
-    type: "SANDBOX",
-    name: inputs.name,
-    image: inputs.template,
-    resource_name: inputs.resourceName,
-    project_id: inputs.projectId,
-    ssh_keys: inputs.sshKeys,
-    ports: inputs.ports ? toWire(inputs.ports) : undefined,
-    sandbox_config: sandboxConfig(inputs),
-  }) as unknown as WorkloadCreate;
+  const fields = toWire<Omit<WorkloadCreate, "type">>(compact(pick(inputs, SANDBOX_SERVICE_INPUTS)), NAMES);
+  return { type: "SANDBOX", ...fields };
 }
 
-/** The PATCH for the sandbox fields of `want` that differ from `have`. */
-function patchBody(have: Props, want: Props): WorkloadPatch {
+/** The PATCH value that clears an input the program no longer sets: 0 turns a timeout off. */
+function cleared(input: string): unknown {
+  const field = fieldOf(input);
+  return field === "sandbox_config" ? 0 : (WORKLOAD_FIELDS[field] as { cleared?: unknown }).cleared;
+}
+
+/** The inputs a PATCH changes where `want` differs from `have`. */
+function changedInputs(have: Props, want: Props): string[] {
   const d = diffFields(RULES, have, want).detail;
-  const body: WorkloadPatch = {};
-  if (d.name) body.name = want.name as string;
-  if (d.projectId) body.project_id = (want.projectId as string | undefined) ?? "";
-  if (d.sshKeys) body.ssh_keys = (want.sshKeys as string[] | undefined) ?? [];
-  if (d.ports) body.ports = toWire((want.ports as Props[] | undefined) ?? []);
-  // Only the timeout that changed is sent: the other one stays as the service has it.
-  const cfg: NonNullable<WorkloadPatch["sandbox_config"]> = {};
-  if (d.ttlSec) cfg.ttl_sec = (want.ttlSec as number | undefined) ?? 0;
-  if (d.idleTimeoutSec) cfg.idle_timeout_sec = (want.idleTimeoutSec as number | undefined) ?? 0;
-  if (Object.keys(cfg).length) body.sandbox_config = cfg;
-  return body;
+  return PATCH_INPUTS.filter((k) => d[k]);
+}
+
+/**
+ * The PATCH setting `inputs` to their values in `want`. Only the timeout that changed is sent:
+ * the other one stays as the service has it.
+ */
+function patchBody(want: Props, inputs: readonly string[]): WorkloadPatch {
+  return toWire<WorkloadPatch>(Object.fromEntries(inputs.map((k) => [k, want[k] ?? cleared(k)])), NAMES);
 }
 
 function outputsOf(w: Workload, inputs: Props): Props {
-  return compact({
-    ...inputs,
-    uid: w.uid,
-    status: w.state.status,
-    statusMessage: w.state.message,
-    urls: w.state.urls,
-    sshPort: w.state.ssh_port ?? undefined,
-    costPerHour: w.cost_per_hour,
-    frozenCostPerHour: w.frozen_cost_per_hour,
-    templateUid: w.sandbox_config?.template_uid,
-    parentUid: w.sandbox_config?.parent_workload_uid,
-    revision: w.revision,
-    createdAt: w.created_at,
-    updatedAt: w.updated_at,
-  });
+  return compact({ ...inputs, ...propsFrom(w, RESOURCE_OUTPUTS.Sandbox, NAMES) });
 }
 
 function inputsOf(w: Workload, olds: Props): Props {
-  const fork = w.sandbox_config?.parent_workload_uid;
+  const read = propsFrom(w, [...SANDBOX_SERVICE_INPUTS, "forkFrom"], NAMES);
+  const fork = Boolean(read.forkFrom && olds.forkFrom);
   return compact({
-    name: w.name,
-    template: fork && olds.forkFrom ? undefined : (w.sandbox_config?.template_uid ?? w.image),
-    forkFrom: fork && olds.forkFrom ? fork : undefined,
-    resourceName: olds.resourceName !== undefined ? w.resource.name : undefined,
-    projectId: w.project_id || undefined,
-    sshKeys: w.ssh_keys,
+    name: read.name,
+    template: fork ? undefined : (read.template ?? w.image),
+    forkFrom: fork ? read.forkFrom : undefined,
+    resourceName: olds.resourceName !== undefined ? read.resourceName : undefined,
+    projectId: read.projectId || undefined,
+    sshKeys: read.sshKeys,
     ports: w.ports.map((p) => ({ port: p.port, protocol: p.protocol })),
-    ttlSec: w.sandbox_config?.ttl_sec || undefined,
-    idleTimeoutSec: w.sandbox_config?.idle_timeout_sec || undefined,
+    ttlSec: read.ttlSec || undefined,
+    idleTimeoutSec: read.idleTimeoutSec || undefined,
     frozen: w.state.status === "frozen",
     readyTimeoutSec: olds.readyTimeoutSec,
   });
@@ -230,7 +219,10 @@ async function register(ctx: Context, inputs: Props): Promise<{ uid: string }> {
   if (inputs.forkFrom) {
     const parent = inputs.forkFrom as string;
     ctx.log(`forking sandbox ${parent}`);
-    const body = compact({ name, project_id: inputs.projectId, sandbox_config: sandboxConfig(inputs) });
+    const body = toWire<ForkBody>(
+      compact(pick(inputs, ["name", "projectId", "ttlSec", "idleTimeoutSec"])),
+      NAMES,
+    );
     return forkOnce(ctx, parent, body, name);
   }
   return createWorkloadOnce(ctx, createBody(inputs));
@@ -268,7 +260,7 @@ export const sandbox: ResourceModule = {
       // A fork copies its parent's ports and keys: bring them to what the program says.
       // Inputs the program does not set stay as the service has them.
       const have = inputsOf(await ctx.client.workloads.get(uid), inputs);
-      const patch = patchBody(pick(have, Object.keys(inputs)), inputs);
+      const patch = patchBody(inputs, changedInputs(pick(have, Object.keys(inputs)), inputs));
       if (Object.keys(patch).length) await ctx.client.workloads.update(uid, patch);
     });
     return { id: uid, outputs };
@@ -283,9 +275,10 @@ export const sandbox: ResourceModule = {
 
   async update(ctx, id, olds, news) {
     return settle(ctx, id, news, outputsOf, `updating sandbox ${id} failed`, async () => {
-      const patch = patchBody(olds, news);
+      const changed = changedInputs(olds, news);
+      const patch = patchBody(news, changed);
       if (Object.keys(patch).length) {
-        ctx.log(`updating sandbox ${id} (${Object.keys(patch).join(", ")}) without redeploy`);
+        ctx.log(`updating sandbox ${id} (${changed.join(", ")}) without redeploy`);
         await ctx.client.workloads.update(id, patch);
       }
       await converge(ctx, id, news, olds);

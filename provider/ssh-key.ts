@@ -1,5 +1,5 @@
 /** SshKey: a public key that workloads reference. Update: name. Replace: publicKey. */
-import { SshKeyCreate, type SshKey } from "../api/index.ts";
+import { RESOURCE_OUTPUTS, SshKeyCreate, type SshKey } from "../api/index.ts";
 import {
   collect,
   compact,
@@ -7,13 +7,17 @@ import {
   createdSince,
   deleteIfPresent,
   onePerProperty,
+  pick,
   unlessGone,
 } from "./common.ts";
 import { diffFields, type FieldRule } from "./diff.ts";
 import type { Props, ResourceModule } from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
-import { schemaFailures } from "./volume.ts";
+import { RENAMED, propsFrom, schemaFailures, toWire } from "./wire.ts";
 import { refuseSelfAdoption } from "./workload.ts";
+
+const NAMES = RENAMED.SshKey;
+const INPUTS = ["name", "publicKey"] as const;
 
 /** Key type and data; the comment and surrounding whitespace are not part of the key's identity. */
 const keyIdentity = (v: unknown) => (typeof v === "string" ? v.trim().split(/\s+/).slice(0, 2).join(" ") : v);
@@ -23,32 +27,24 @@ const RULES: Record<string, FieldRule> = {
   publicKey: { kind: "replace", normalise: keyIdentity },
 };
 
+/** The create body: the program's name and key. */
+const createBody = (inputs: Props) => toWire<SshKeyCreate>(pick(inputs, INPUTS), NAMES);
+
+/** The inputs as the service has them. */
+const inputsOf = (k: SshKey) => propsFrom(k, INPUTS, NAMES);
+
 function outputsOf(k: SshKey, inputs: Props): Props {
-  return compact({
-    ...inputs,
-    uid: k.uid,
-    publicKeyRaw: k.public_key_raw,
-    createdAt: k.created_at,
-    updatedAt: k.updated_at,
-  });
+  return compact({ ...inputs, ...propsFrom(k, RESOURCE_OUTPUTS.SshKey) });
 }
 
 export const sshKey: ResourceModule = {
   name: "SshKey",
 
   check(_olds, news) {
-    const body = { name: news.name, ssh_key: news.publicKey };
+    const body = createBody(news);
     return {
       inputs: news,
-      failures: containsUnknown(body)
-        ? []
-        : onePerProperty(
-            schemaFailures(SshKeyCreate, body).map((f) =>
-              f.property === "sshKey"
-                ? { property: "publicKey", reason: f.reason.replace(/\bsshKey\b/g, "publicKey") }
-                : f,
-            ),
-          ),
+      failures: containsUnknown(body) ? [] : onePerProperty(schemaFailures(SshKeyCreate, body, NAMES)),
     };
   },
 
@@ -63,14 +59,14 @@ export const sshKey: ResourceModule = {
     let key: SshKey;
     if (inputs.adoptUid) {
       key = await sshKeys.get(inputs.adoptUid as string);
-      if (keyIdentity(key.public_key_raw) !== keyIdentity(inputs.publicKey)) {
+      if (keyIdentity(inputsOf(key).publicKey) !== keyIdentity(inputs.publicKey)) {
         throw new Error(
           `cannot adopt SSH key ${key.uid}: its public key differs from the program's publicKey`,
         );
       }
       if (key.name !== inputs.name) key = await sshKeys.update(key.uid, { name: inputs.name as string });
     } else {
-      const body = { name: inputs.name as string, ssh_key: inputs.publicKey as string };
+      const body = createBody(inputs);
       const { uid } = await createOnce({
         what: `SSH key ${body.name}`,
         create: () => sshKeys.create(body),
@@ -93,9 +89,8 @@ export const sshKey: ResourceModule = {
     const k = await unlessGone(() => ctx.client.sshKeys.get(id));
     if (!k) return undefined;
     // Keep the program's spelling of the key when only the comment or spacing differ.
-    const publicKey =
-      keyIdentity(olds.publicKey) === keyIdentity(k.public_key_raw) ? olds.publicKey : k.public_key_raw;
-    const inputs = { name: k.name, publicKey };
+    const inputs = inputsOf(k);
+    if (keyIdentity(olds.publicKey) === keyIdentity(inputs.publicKey)) inputs.publicKey = olds.publicKey;
     return { id, inputs, outputs: outputsOf(k, inputs) };
   },
 

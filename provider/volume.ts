@@ -1,5 +1,5 @@
 /** Volume: persistent storage mounted on RENTAL workloads. Update: name. Replace: sizeInMb, resourceName. */
-import { VolumeCreate, zodViolations, type Volume } from "../api/index.ts";
+import { RESOURCE_OUTPUTS, VolumeCreate, type Volume } from "../api/index.ts";
 import {
   collect,
   compact,
@@ -11,10 +11,10 @@ import {
   unlessGone,
 } from "./common.ts";
 import { diffFields, type FieldRule } from "./diff.ts";
-import type { CheckFailure, Props, ResourceModule } from "./resource.ts";
+import type { Props, ResourceModule } from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
-import { toWire, wireFieldToProperty } from "./wire.ts";
-import { refuseSelfAdoption, toInputWords } from "./workload.ts";
+import { RENAMED, propsFrom, schemaFailures, toWire } from "./wire.ts";
+import { refuseSelfAdoption } from "./workload.ts";
 
 const FIELDS = ["name", "sizeInMb", "resourceName"] as const;
 const RULES: Record<string, FieldRule> = {
@@ -23,33 +23,11 @@ const RULES: Record<string, FieldRule> = {
   resourceName: { kind: "replace" },
 };
 
-/** Structural check of a body against a shared schema, reported as Pulumi property failures. */
-export function schemaFailures(
-  schema: { safeParse(v: unknown): { success: boolean; error?: unknown } },
-  body: unknown,
-): CheckFailure[] {
-  const r = schema.safeParse(body);
-  if (r.success) return [];
-  return zodViolations(r.error as never, "INVALID_BODY").map((v) => ({
-    property: wireFieldToProperty(v.field),
-    reason: toInputWords(v.message),
-  }));
-}
+/** The inputs as the service has them. */
+const inputsOf = (v: Volume): Props => propsFrom(v, FIELDS, RENAMED.Volume);
 
 function outputsOf(v: Volume, inputs: Props): Props {
-  return compact({
-    ...inputs,
-    uid: v.uid,
-    size: v.size,
-    status: v.state.status,
-    statusMessage: v.state.message,
-    costPerHour: v.cost_per_hour,
-    workloadUid: v.workload_uid,
-    mountPath: v.mount_path,
-    pvcName: v.pvc_name,
-    createdAt: v.created_at,
-    updatedAt: v.updated_at,
-  });
+  return compact({ ...inputs, ...propsFrom(v, RESOURCE_OUTPUTS.Volume, RENAMED.Volume) });
 }
 
 export const volume: ResourceModule = {
@@ -75,11 +53,11 @@ export const volume: ResourceModule = {
     let uid: string;
     if (inputs.adoptUid) {
       const v = await volumes.get(inputs.adoptUid as string);
-      const have = { name: v.name, sizeInMb: v.size, resourceName: v.resource_name };
+      const have = inputsOf(v);
       const d = diffFields(RULES, have, inputs);
       if (d.replaces.length) {
         throw new Error(
-          `cannot adopt volume ${v.uid}: ${d.replaces.map((k) => `${k} is ${JSON.stringify(have[k as keyof typeof have])} on the service but ${JSON.stringify(inputs[k])} in the program`).join("; ")}`,
+          `cannot adopt volume ${v.uid}: ${d.replaces.map((k) => `${k} is ${JSON.stringify(have[k])} on the service but ${JSON.stringify(inputs[k])} in the program`).join("; ")}`,
         );
       }
       if (d.detail.name) await volumes.update(v.uid, { name: inputs.name as string });
@@ -109,7 +87,7 @@ export const volume: ResourceModule = {
     const v = await unlessGone(() => ctx.client.volumes.get(id));
     if (!v) return undefined;
     if (v.deleted_by) return undefined;
-    const inputs = compact({ name: v.name, sizeInMb: v.size, resourceName: v.resource_name });
+    const inputs = compact(inputsOf(v));
     return { id, inputs, outputs: outputsOf(v, inputs) };
   },
 

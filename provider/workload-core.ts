@@ -1,5 +1,5 @@
 /** What the Workload and Sandbox modules share: reading a live workload and creating one once. */
-import type { Workload, WorkloadCreate, WorkloadOperation, WorkloadStatus } from "../api/index.ts";
+import type { ForkBody, Workload, WorkloadCreate, WorkloadOperation, WorkloadStatus } from "../api/index.ts";
 import { isAmbiguous } from "../client/errors.ts";
 import { CREATE_ATTEMPTS, collect, createOnce, createdSince, messageOf, unlessGone } from "./common.ts";
 import { canonical } from "./diff.ts";
@@ -43,60 +43,72 @@ const volumes = (list: readonly { uid: string; mount_path: string; read_only?: b
     .sort((a, b) => a.uid.localeCompare(b.uid));
 
 /**
- * What a create body asks for, in the shape a full workload record shows it: the two are equal
- * exactly when the record could be the result of that request. Passwords, which the service never
- * returns, are left out.
+ * What a create body asks for, keyed by the body's own field names, with the defaults the
+ * service fills in: recordView gives the same shape from a full workload record, and the two
+ * are equal exactly when the record could be the result of that request. Passwords, which the
+ * service never returns, are left out.
  */
 export function requestedView(body: WorkloadCreate): Props {
   const sandbox = body.type === "SANDBOX";
   return {
     type: body.type,
     name: body.name,
-    image: sandbox ? undefined : body.image,
-    template: sandbox ? body.image : undefined,
-    resource: body.resource_name,
+    image: body.image,
+    resource_name: body.resource_name,
     region: body.region,
-    reservation: body.reservation_uid,
+    reservation_uid: body.reservation_uid,
     envs: body.envs ?? [],
     ports: ports(body.ports, sandbox),
     commands: body.commands ?? [],
     args: body.args ?? [],
-    registry: body.registry_auth
+    registry_auth: body.registry_auth
       ? { server: body.registry_auth.server, username: body.registry_auth.username }
       : null,
-    sshKeys: body.ssh_keys ?? [],
+    ssh_keys: body.ssh_keys ?? [],
     volumes: volumes(body.volumes),
-    hostname: body.type === "BM" ? (body.bm_config?.hostname ?? body.name) : undefined,
-    project: body.project_id || null,
+    bm_config: body.type === "BM" ? { hostname: body.bm_config?.hostname ?? body.name } : undefined,
+    project_id: body.project_id || null,
     experiments: body.experiments ?? {},
-    ttl: sandbox ? (body.sandbox_config?.ttl_sec ?? 0) : undefined,
-    idle: sandbox ? (body.sandbox_config?.idle_timeout_sec ?? 0) : undefined,
+    sandbox_config: sandbox
+      ? {
+          ttl_sec: body.sandbox_config?.ttl_sec ?? 0,
+          idle_timeout_sec: body.sandbox_config?.idle_timeout_sec ?? 0,
+        }
+      : undefined,
   };
 }
 
-/** The record in the shape of requestedView; `resource` only when the request named one. */
+/**
+ * The record in the shape of requestedView: each body field where the record keeps it (a
+ * sandbox's image is its template, wire.ts), resource_name only when the request named one.
+ */
 export function recordView(w: Workload, body: WorkloadCreate): Props {
   const sandbox = w.type === "SANDBOX";
   return {
     type: w.type,
     name: w.name,
-    image: sandbox ? undefined : w.image,
-    template: sandbox ? w.sandbox_config?.template_uid : undefined,
-    resource: body.resource_name === undefined ? undefined : w.resource.name,
+    image: sandbox ? w.sandbox_config?.template_uid : w.image,
+    resource_name: body.resource_name === undefined ? undefined : w.resource.name,
     region: w.bm_config?.region,
-    reservation: w.reservation_uid,
+    reservation_uid: w.reservation_uid,
     envs: w.envs,
     ports: ports(w.ports, sandbox),
     commands: w.commands,
     args: w.args,
-    registry: w.registry_auth ? { server: w.registry_auth.server, username: w.registry_auth.username } : null,
-    sshKeys: w.ssh_keys,
+    registry_auth: w.registry_auth
+      ? { server: w.registry_auth.server, username: w.registry_auth.username }
+      : null,
+    ssh_keys: w.ssh_keys,
     volumes: volumes(w.volumes),
-    hostname: w.type === "BM" ? w.bm_config?.hostname : undefined,
-    project: w.project_id || null,
+    bm_config: w.type === "BM" ? { hostname: w.bm_config?.hostname } : undefined,
+    project_id: w.project_id || null,
     experiments: Object.fromEntries(Object.entries(w.experiments).filter(([, v]) => v !== undefined)),
-    ttl: sandbox ? w.sandbox_config?.ttl_sec : undefined,
-    idle: sandbox ? w.sandbox_config?.idle_timeout_sec : undefined,
+    sandbox_config: sandbox
+      ? {
+          ttl_sec: w.sandbox_config?.ttl_sec,
+          idle_timeout_sec: w.sandbox_config?.idle_timeout_sec,
+        }
+      : undefined,
   };
 }
 
@@ -131,11 +143,7 @@ export function createWorkloadOnce(ctx: Context, body: WorkloadCreate): Promise<
 export function forkOnce(
   ctx: Context,
   parent: string,
-  body: {
-    name?: string;
-    project_id?: string;
-    sandbox_config?: { ttl_sec?: number; idle_timeout_sec?: number };
-  },
+  body: ForkBody,
   name: string,
 ): Promise<{ uid: string }> {
   const cfg = body.sandbox_config;

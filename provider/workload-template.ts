@@ -3,7 +3,13 @@
  * Replace: type. The manifest is written like Workload inputs (camelCase) and validated as a
  * workload create body whose type equals the template's type.
  */
-import { TemplateCreate, validateWorkloadCreate, type WorkloadTemplate } from "../api/index.ts";
+import {
+  RESOURCE_OUTPUTS,
+  TemplateCreate,
+  WRITE_ONLY_FIELDS,
+  validateWorkloadCreate,
+  type WorkloadTemplate,
+} from "../api/index.ts";
 import {
   collect,
   compact,
@@ -16,9 +22,7 @@ import {
 import { canonical, diffFields, keepProgramShape, type FieldRule } from "./diff.ts";
 import type { CheckFailure, Props, ResourceModule } from "./resource.ts";
 import { containsUnknown } from "./unknowns.ts";
-import { schemaFailures } from "./volume.ts";
-import { fromWire, toWire, wireFieldToProperty } from "./wire.ts";
-import { toInputWords } from "./workload.ts";
+import { failureOf, fromWire, propsFrom, schemaFailures, snakeToCamel, toWire } from "./wire.ts";
 
 const RULES: Record<string, FieldRule> = {
   type: { kind: "replace" },
@@ -27,10 +31,13 @@ const RULES: Record<string, FieldRule> = {
   manifest: { kind: "update", normalise: withoutType },
 };
 
+/** The manifest fields holding passwords the service never returns (WORKLOAD_FIELDS). */
+const WITH_PASSWORD = Object.keys(WRITE_ONLY_FIELDS);
+
 /** A wire manifest without the passwords the service never returns. */
 function withoutPasswords(manifest: Record<string, unknown>): Record<string, unknown> {
   const out = { ...manifest };
-  for (const key of ["vm_config", "registry_auth"]) {
+  for (const key of WITH_PASSWORD) {
     const v = out[key] as Record<string, unknown> | undefined;
     if (v && typeof v === "object") {
       const { password: _p, ...rest } = v;
@@ -69,10 +76,8 @@ function check(news: Props): CheckFailure[] {
   const result = validateWorkloadCreate(wireManifest(news));
   if (!result.ok) {
     for (const v of result.violations) {
-      failures.push({
-        property: `manifest.${wireFieldToProperty(v.field)}`,
-        reason: `manifest: ${toInputWords(v.message)}`,
-      });
+      const f = failureOf(v);
+      failures.push({ property: `manifest.${f.property}`, reason: `manifest: ${f.reason}` });
     }
   }
   return failures;
@@ -80,7 +85,7 @@ function check(news: Props): CheckFailure[] {
 
 /** The service never returns manifest passwords: keep the ones in state so refresh sees no change. */
 function withSecretsFrom(manifest: Props, old: Props | undefined): Props {
-  for (const key of ["vmConfig", "registryAuth"]) {
+  for (const key of WITH_PASSWORD.map(snakeToCamel)) {
     const was = old?.[key] as Props | undefined;
     const now = manifest[key] as Props | undefined;
     if (was?.password !== undefined && now && now.password === undefined)
@@ -91,13 +96,7 @@ function withSecretsFrom(manifest: Props, old: Props | undefined): Props {
 }
 
 function outputsOf(t: WorkloadTemplate, inputs: Props): Props {
-  return compact({
-    ...inputs,
-    uid: t.uid,
-    visibility: t.visibility,
-    createdAt: t.created_at,
-    updatedAt: t.updated_at,
-  });
+  return compact({ ...inputs, ...propsFrom(t, RESOURCE_OUTPUTS.WorkloadTemplate) });
 }
 
 export const workloadTemplate: ResourceModule = {

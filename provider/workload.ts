@@ -5,13 +5,15 @@
  */
 import {
   WORKLOAD_FIELDS,
+  WORKLOAD_SERVICE_FIELDS,
   REDEPLOY_EXEMPT,
+  RESOURCE_OUTPUTS,
+  WRITE_ONLY_FIELDS,
   patchFields,
   redeploys,
   validateWorkloadCreate,
   type Workload,
   type WorkloadCreate,
-  type WorkloadFieldName,
   type WorkloadPatch,
   type WorkloadStatus,
   type WorkloadType,
@@ -34,24 +36,10 @@ import {
   type ResourceModule,
 } from "./resource.ts";
 import { knownViolations } from "./unknowns.ts";
-import { fromWire, snakeToCamel, toWire, wireFieldToProperty } from "./wire.ts";
+import { RENAMED, failureOf, propsFrom, snakeToCamel, toWire } from "./wire.ts";
 
-/** The service's fields a Workload input stands for (sandbox_config belongs to Sandbox). */
-const SERVICE_FIELDS = (Object.keys(WORKLOAD_FIELDS) as WorkloadFieldName[]).filter(
-  (f) => f !== "sandbox_config",
-);
-
-/** Inputs sent to the service on create. */
-const CREATE_FIELDS = SERVICE_FIELDS.map(snakeToCamel);
-
-/** Every input of a Workload: what the service stores, and the provider's lifecycle switches. */
-export const WORKLOAD_INPUTS = [
-  ...CREATE_FIELDS,
-  "deploy",
-  "suspended",
-  "readyTimeoutSec",
-  "adoptUid",
-] as const;
+/** Inputs sent to the service on create: one per service field (WORKLOAD_INPUTS holds the rest). */
+const CREATE_FIELDS = WORKLOAD_SERVICE_FIELDS.map(snakeToCamel);
 
 const volumesNormaliser = (v: unknown) =>
   Array.isArray(v)
@@ -67,12 +55,14 @@ const NORMALISE: Record<string, FieldRule["normalise"]> = {
 };
 
 /** Passwords the service never returns: after an import the program's are not compared. */
-const WRITE_ONLY: Record<string, string[]> = { registryAuth: ["password"], vmConfig: ["password"] };
+const WRITE_ONLY: Record<string, readonly string[] | undefined> = Object.fromEntries(
+  Object.entries(WRITE_ONLY_FIELDS).map(([f, hidden]) => [snakeToCamel(f), hidden]),
+);
 
 /** Diff rules: one per service field (kind from the api table), then the lifecycle switches. */
 const RULES: Record<string, FieldRule> = {
   ...Object.fromEntries(
-    SERVICE_FIELDS.map((f) => {
+    WORKLOAD_SERVICE_FIELDS.map((f) => {
       const input = snakeToCamel(f);
       return [
         input,
@@ -138,36 +128,17 @@ export function workloadCheck(olds: Props, news: Props): CheckFailure[] {
   const body = createBody(news);
   const result = validateWorkloadCreate(body);
   if (!result.ok) {
-    for (const v of knownViolations(body, result.violations)) {
-      failures.push({ property: wireFieldToProperty(v.field), reason: toInputWords(v.message) });
-    }
+    for (const v of knownViolations(body, result.violations)) failures.push(failureOf(v));
   }
   return failures;
 }
 
-/** Rewrites wire field names inside a message to the camelCase property names of the program. */
-export function toInputWords(message: string): string {
-  return message.replace(/\b[a-z]+(?:_[a-z0-9]+)+\b/g, (w) => wireFieldToProperty(w));
+function outputsOf(w: Workload, inputs: Props): Props {
+  return compact({ ...inputs, ...propsFrom(w, RESOURCE_OUTPUTS.Workload, RENAMED.Workload) });
 }
 
-function outputsOf(w: Workload, inputs: Props): Props {
-  return compact({
-    ...inputs,
-    uid: w.uid,
-    status: w.state.status,
-    statusMessage: w.state.message,
-    urls: w.state.urls,
-    publicIp: w.state.public_ip ?? undefined,
-    sshPort: w.state.ssh_port ?? undefined,
-    readyReplicas: w.state.ready_replicas,
-    totalReplicas: w.state.total_replicas,
-    costPerHour: w.cost_per_hour,
-    revision: w.revision,
-    inventory: fromWire(w.resource),
-    createdAt: w.created_at,
-    updatedAt: w.updated_at,
-  });
-}
+/** Inputs read back as the service has them (the others come from `olds` or the status). */
+const READ_INPUTS = CREATE_FIELDS.filter((f) => f !== "vmConfig" && f !== "bmConfig");
 
 /**
  * The inputs that reproduce what the service has; secrets it never returns come from `olds`.
@@ -181,26 +152,16 @@ function inputsOf(w: Workload, olds: Props): Props {
   const defaultHostname = oldBm?.hostname ?? olds.name ?? w.name;
   const oldAuth = olds.registryAuth as Props | undefined;
   const status = w.state.status;
+  const read = propsFrom(w, READ_INPUTS, RENAMED.Workload);
   return compact({
-    type: w.type,
-    name: w.name,
-    image: w.image,
-    resourceName: w.resource.name,
-    region: w.bm_config?.region,
-    reservationUid: w.reservation_uid,
-    envs: w.envs,
-    ports: w.ports,
-    commands: w.commands,
-    args: w.args,
-    registryAuth: w.registry_auth
-      ? compact({ ...fromWire<Props>(w.registry_auth), password: oldAuth?.password })
+    ...read,
+    registryAuth: read.registryAuth
+      ? compact({ ...(read.registryAuth as Props), password: oldAuth?.password })
       : undefined,
-    sshKeys: w.ssh_keys,
-    volumes: fromWire(w.volumes),
     vmConfig: olds.vmConfig,
     bmConfig:
       w.type !== "BM" ? undefined : bmHostname === defaultHostname ? (oldBm ?? {}) : { hostname: bmHostname },
-    projectId: w.project_id || undefined,
+    projectId: read.projectId || undefined,
     experiments: Object.keys(w.experiments).length ? w.experiments : undefined,
     deploy: olds.deploy === false ? false : status !== "registered" && status !== "error",
     suspended: w.type === "RENTAL" ? status === "suspended" : undefined,

@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { RESOURCE_OUTPUTS } from "../api/property-names.ts";
 import { CwsResource } from "./resource.ts";
 
 export interface SandboxTemplateArgs {
@@ -14,19 +15,7 @@ export interface SandboxTemplateArgs {
 }
 
 /** Everything a lookup (`get`) reads back: the inputs and the computed outputs. */
-const PROPERTIES = [
-  "name",
-  "displayName",
-  "description",
-  "uid",
-  "kind",
-  "status",
-  "templateResourceName",
-  "costPerHour",
-  "frozenCostPerHour",
-  "createdAt",
-  "updatedAt",
-] as const;
+const PROPERTIES = ["name", "displayName", "description", ...RESOURCE_OUTPUTS.SandboxTemplate];
 
 /** A USER sandbox template published from a running sandbox; new sandboxes start with its files. */
 export class SandboxTemplate extends CwsResource {

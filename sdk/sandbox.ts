@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { RESOURCE_OUTPUTS, SANDBOX_SERVICE_INPUTS } from "../api/property-names.ts";
 import { CwsResource, type AdoptArgs } from "./resource.ts";
 
 type In<T> = pulumi.Input<T>;
@@ -30,30 +31,7 @@ export interface SandboxArgs extends AdoptArgs {
 }
 
 /** Everything a lookup (`get`) reads back: the inputs and the computed outputs. */
-const PROPERTIES = [
-  "name",
-  "template",
-  "forkFrom",
-  "resourceName",
-  "projectId",
-  "sshKeys",
-  "ports",
-  "ttlSec",
-  "idleTimeoutSec",
-  "frozen",
-  "uid",
-  "status",
-  "statusMessage",
-  "urls",
-  "sshPort",
-  "costPerHour",
-  "frozenCostPerHour",
-  "templateUid",
-  "parentUid",
-  "revision",
-  "createdAt",
-  "updatedAt",
-] as const;
+const PROPERTIES = [...SANDBOX_SERVICE_INPUTS, "forkFrom", "frozen", ...RESOURCE_OUTPUTS.Sandbox];
 
 /** An isolated Linux environment made from a sandbox template, or forked from another sandbox. */
 export class Sandbox extends CwsResource {

@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { RESOURCE_OUTPUTS } from "../api/property-names.ts";
 import { CwsResource, type AdoptArgs } from "./resource.ts";
 
 export interface SshKeyArgs extends AdoptArgs {
@@ -8,7 +9,7 @@ export interface SshKeyArgs extends AdoptArgs {
 }
 
 /** Everything a lookup (`get`) reads back: the inputs and the computed outputs. */
-const PROPERTIES = ["name", "publicKey", "uid", "publicKeyRaw", "createdAt", "updatedAt"] as const;
+const PROPERTIES = ["name", "publicKey", ...RESOURCE_OUTPUTS.SshKey];
 
 /** An SSH public key that workloads and sandboxes reference by UID. */
 export class SshKey extends CwsResource {

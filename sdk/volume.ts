@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { RESOURCE_OUTPUTS } from "../api/property-names.ts";
 import { CwsResource, type AdoptArgs } from "./resource.ts";
 
 export interface VolumeArgs extends AdoptArgs {
@@ -10,21 +11,7 @@ export interface VolumeArgs extends AdoptArgs {
 }
 
 /** Everything a lookup (`get`) reads back: the inputs and the computed outputs. */
-const PROPERTIES = [
-  "name",
-  "sizeInMb",
-  "resourceName",
-  "uid",
-  "size",
-  "status",
-  "statusMessage",
-  "costPerHour",
-  "workloadUid",
-  "mountPath",
-  "pvcName",
-  "createdAt",
-  "updatedAt",
-] as const;
+const PROPERTIES = ["name", "sizeInMb", "resourceName", ...RESOURCE_OUTPUTS.Volume];
 
 /** A persistent volume, mounted on RENTAL workloads through their `volumes` input. */
 export class Volume extends CwsResource {

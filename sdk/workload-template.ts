@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { RESOURCE_OUTPUTS } from "../api/property-names.ts";
 import { CwsResource } from "./resource.ts";
 import type { WorkloadArgs } from "./workload.ts";
 
@@ -20,16 +21,7 @@ export interface WorkloadTemplateArgs {
 }
 
 /** Everything a lookup (`get`) reads back: the inputs and the computed outputs. */
-const PROPERTIES = [
-  "name",
-  "description",
-  "type",
-  "manifest",
-  "uid",
-  "visibility",
-  "createdAt",
-  "updatedAt",
-] as const;
+const PROPERTIES = ["name", "description", "type", "manifest", ...RESOURCE_OUTPUTS.WorkloadTemplate];
 
 /** A reusable workload template (not a sandbox template). */
 export class WorkloadTemplate extends CwsResource {

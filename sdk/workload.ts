@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { WORKLOAD_INPUTS } from "../provider/workload.ts";
+import { RESOURCE_OUTPUTS, WORKLOAD_INPUTS } from "../api/property-names.ts";
 import { CwsResource, type AdoptArgs } from "./resource.ts";
 
 type In<T> = pulumi.Input<T>;
@@ -68,22 +68,7 @@ export interface WorkloadArgs extends AdoptArgs {
 }
 
 /** Everything a lookup (`get`) reads back: the inputs and the computed outputs. */
-const PROPERTIES = [
-  ...WORKLOAD_INPUTS,
-  "uid",
-  "status",
-  "statusMessage",
-  "urls",
-  "publicIp",
-  "sshPort",
-  "readyReplicas",
-  "totalReplicas",
-  "costPerHour",
-  "revision",
-  "inventory",
-  "createdAt",
-  "updatedAt",
-] as const;
+const PROPERTIES = [...WORKLOAD_INPUTS, ...RESOURCE_OUTPUTS.Workload];
 
 /** A RENTAL container, VM or BM server on the Compute Workload Service. */
 export class Workload extends CwsResource {

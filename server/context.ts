@@ -5,6 +5,7 @@ import type { Faults } from "./http/faults.ts";
 import type { Router } from "./http/router.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { Seed } from "./seed/schema.ts";
+import type { Services } from "./services.ts";
 import type { Store } from "./store.ts";
 import type { Clock } from "./util.ts";
 
@@ -35,6 +36,8 @@ export interface ServerContext {
   options: ResolvedOptions;
   store: Store;
   lifecycle: Lifecycle;
+  /** The per-resource services (services.ts): what routes call. */
+  services: Services;
   clock: Clock;
   /** Routes under /v3 (patterns relative to it, e.g. "/orgs/:org/workloads"). */
   router: Router;

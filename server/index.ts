@@ -3,6 +3,7 @@ import { checkExposure, DEFAULT_ADMIN_TOKEN } from "./exposure.ts";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
 import { Faults, type ResolvedOptions, type ServerContext, type UpgradeHandler } from "./context.ts";
+import { durableResponses } from "./http/durable.ts";
 import { Router } from "./http/router.ts";
 import {
   API_PREFIX,
@@ -16,11 +17,13 @@ import { ROUTE_MODULES, type RouteModule } from "./routes/index.ts";
 import { applySeed } from "./seed/apply.ts";
 import { DEFAULT_SEED } from "./seed/data.ts";
 import { loadSeedFile, type Seed } from "./seed/schema.ts";
+import { createServices } from "./services.ts";
 import { Store } from "./store.ts";
 import { iso, systemClock, type Clock } from "./util.ts";
 import { orgOfToken } from "./auth.ts";
 
 export type { ServerContext, UpgradeHandler } from "./context.ts";
+export type { Services } from "./services.ts";
 export type { WorkloadHooks } from "./lifecycle.ts";
 export type { RouteModule } from "./routes/index.ts";
 export type { Seed } from "./seed/schema.ts";
@@ -98,17 +101,19 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   if (!store.isSeeded()) applySeed(store, seed, iso(clock));
   const lifecycle = new Lifecycle(store, clock, { provisionDelayMs: resolved.provisionDelayMs, log });
+  const faults = new Faults();
   const upgradeHandlers: UpgradeHandler[] = [];
   const closers: (() => void | Promise<void>)[] = [];
   const context: ServerContext = {
     options: resolved,
     store,
     lifecycle,
+    services: createServices(lifecycle, faults),
     clock,
     router: new Router(),
     admin: new Router(),
     site: new Router(),
-    faults: new Faults(),
+    faults,
     wss: new WebSocketServer({ noServer: true }),
     onUpgrade: (h) => void upgradeHandlers.push(h),
     orgOfToken: (token) => orgOfToken(store, token),
@@ -119,7 +124,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   lifecycle.start();
 
   const listener = createRequestListener(context);
-  const http = createServer({ keepAliveTimeout: 65_000 }, listener);
+  const http = createServer({ keepAliveTimeout: 65_000, ServerResponse: durableResponses(store) }, listener);
   http.on("upgrade", createUpgradeListener(context, upgradeHandlers, listener));
   http.on("clientError", onClientError);
   try {

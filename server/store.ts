@@ -9,129 +9,26 @@ import type {
   WorkloadRecord,
 } from "./records.ts";
 import { SecretBox } from "./secrets.ts";
+import { Checkpointer } from "./store-checkpoint.ts";
+import { Collection, type Doc, type DocWriter } from "./store-collection.ts";
+import { GroupCommit } from "./store-commit.ts";
+import { PendingWrites, type WriteStatements } from "./store-writes.ts";
+import { EventIndex, openSchema } from "./store-tables.ts";
 import type { Seed } from "./seed/schema.ts";
 
 /**
- * State of the server in node:sqlite, with an in-memory copy of every document for reads.
- * Every mutation is written through before the request answers (WAL journal), so a server
- * killed between requests restarts with everything it acknowledged. Without a data dir the
- * database is `:memory:` — the same code path.
+ * State of the server in node:sqlite, with an in-memory copy of every document for reads
+ * (store-collection.ts).
+ *
+ * Group commit (store-commit.ts): the writes made during one event-loop turn wait in memory
+ * (store-writes.ts) and go to the database together at the end of the turn, in one SQL
+ * transaction and one commit (WAL journal), whatever number of requests made them. Nothing
+ * that depends on a write may leave the server before its commit: `dirty` says whether
+ * uncommitted writes exist, `durable()` resolves when everything written so far is committed,
+ * and the HTTP layer holds every reply until then (server/http/durable.ts). So a server killed
+ * at any moment restarts with everything it acknowledged. Without a data dir the database is
+ * `:memory:` — the same code path. Tables: store-tables.ts; checkpoints: store-checkpoint.ts.
  */
-
-interface Doc {
-  uid: string;
-  org: string | null;
-}
-
-const GLOBAL = "";
-
-export class Collection<T extends Doc> {
-  private readonly kind: string;
-  private readonly store: Store;
-  private readonly items = new Map<string, { seq: number; doc: T }>();
-  private readonly byOrg = new Map<string, T[]>();
-  /** Creation position of removed documents: a list cursor naming one keeps its place. */
-  private readonly gone = new Map<string, number>();
-
-  constructor(store: Store, kind: string) {
-    this.store = store;
-    this.kind = kind;
-  }
-
-  /** @internal loads a row read at startup. */
-  load(seq: number, doc: T): void {
-    this.items.set(doc.uid, { seq, doc });
-    this.orgList(doc.org).push(doc);
-  }
-
-  /** @internal sorts the per-org lists after a load. */
-  sortAll(): void {
-    for (const list of this.byOrg.values()) list.sort((a, b) => this.seqOf(a.uid)! - this.seqOf(b.uid)!);
-  }
-
-  /** @internal loads the position of a removed document read at startup. */
-  loadGone(uid: string, seq: number): void {
-    this.gone.set(uid, seq);
-  }
-
-  clear(): void {
-    this.items.clear();
-    this.byOrg.clear();
-    this.gone.clear();
-  }
-
-  private orgList(org: string | null): T[] {
-    const key = org ?? GLOBAL;
-    let list = this.byOrg.get(key);
-    if (!list) this.byOrg.set(key, (list = []));
-    return list;
-  }
-
-  get(uid: string): T | undefined {
-    return this.items.get(uid)?.doc;
-  }
-
-  /** The document if it belongs to org (or is global and `globalToo`). */
-  getIn(org: string, uid: string, globalToo = false): T | undefined {
-    const doc = this.get(uid);
-    if (!doc) return undefined;
-    if (doc.org === org || (globalToo && doc.org === null)) return doc;
-    return undefined;
-  }
-
-  /** Creation position of a document, also of one removed since (for list cursors). */
-  seqOf(uid: string): number | undefined {
-    return this.items.get(uid)?.seq ?? this.gone.get(uid);
-  }
-
-  /** Inserts or rewrites a document (write-through). Call after every mutation of a document. */
-  put(doc: T): T {
-    const existing = this.items.get(doc.uid);
-    if (existing) {
-      if (existing.doc !== doc) {
-        const list = this.orgList(existing.doc.org);
-        const i = list.indexOf(existing.doc);
-        if (i >= 0) list[i] = doc;
-        existing.doc = doc;
-      }
-      this.store.writeDoc(this.kind, doc.uid, doc.org, existing.seq, doc);
-    } else {
-      const seq = this.store.nextSeq();
-      this.items.set(doc.uid, { seq, doc });
-      this.orgList(doc.org).push(doc);
-      this.store.writeDoc(this.kind, doc.uid, doc.org, seq, doc);
-    }
-    return doc;
-  }
-
-  remove(uid: string): void {
-    const existing = this.items.get(uid);
-    if (!existing) return;
-    this.items.delete(uid);
-    const list = this.orgList(existing.doc.org);
-    const i = list.indexOf(existing.doc);
-    if (i >= 0) list.splice(i, 1);
-    this.gone.set(uid, existing.seq);
-    this.store.deleteDoc(this.kind, uid, existing.seq);
-  }
-
-  /** Documents of org in creation order (`globalToo`: platform documents first-class, merged by creation order). */
-  list(org: string, globalToo = false): readonly T[] {
-    const own = this.byOrg.get(org) ?? [];
-    if (!globalToo) return own;
-    const global = this.byOrg.get(GLOBAL) ?? [];
-    if (global.length === 0) return own;
-    return [...global, ...own].sort((a, b) => this.seqOf(a.uid)! - this.seqOf(b.uid)!);
-  }
-
-  all(): IterableIterator<T> {
-    return [...this.items.values()].map((v) => v.doc)[Symbol.iterator]();
-  }
-
-  get size(): number {
-    return this.items.size;
-  }
-}
 
 export interface StoredEvent<T> {
   id: number;
@@ -140,7 +37,9 @@ export interface StoredEvent<T> {
   meta: Record<string, unknown>;
 }
 
-export class Store {
+export { Collection } from "./store-collection.ts";
+
+export class Store implements DocWriter {
   readonly db: DatabaseSync;
   readonly workloads: Collection<WorkloadRecord>;
   readonly volumes: Collection<VolumeRecord>;
@@ -150,8 +49,14 @@ export class Store {
   private readonly collections: Map<string, Collection<Doc>>;
   private seq = 0;
   private txDepth = 0;
+  private readonly commits: GroupCommit;
   private readonly stmts: Record<string, StatementSync>;
   private readonly secrets: SecretBox;
+  private readonly eventIds = new EventIndex();
+  private readonly pending = new PendingWrites();
+  /** The last event id given out (ids are never reused, as with AUTOINCREMENT). */
+  private lastEventId = 0;
+  private readonly checkpointer: Checkpointer | undefined;
 
   /**
    * dataDir is created 0700, the database 0600 (SQLite gives its -wal and -shm files the
@@ -168,33 +73,26 @@ export class Store {
     }
     this.secrets = SecretBox.open(opts.keyFile ?? (dataDir ? join(dataDir, "cws.key") : undefined));
     this.db = new DatabaseSync(file);
-    this.db.exec(`
-      PRAGMA journal_mode = WAL;
-      PRAGMA synchronous = NORMAL;
-      PRAGMA busy_timeout = 5000;
-      CREATE TABLE IF NOT EXISTS docs (kind TEXT NOT NULL, uid TEXT NOT NULL, org TEXT, seq INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (kind, uid));
-      CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, subject TEXT NOT NULL, data TEXT NOT NULL, meta TEXT NOT NULL);
-      CREATE INDEX IF NOT EXISTS events_subject ON events (kind, subject, id);
-      CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS gone (kind TEXT NOT NULL, uid TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (kind, uid));
-    `);
-    this.stmts = {
+    openSchema(this.db);
+    if (dataDir) this.checkpointer = new Checkpointer(this.db, file);
+    const writes: WriteStatements = {
       upsert: this.db.prepare(
-        "INSERT OR REPLACE INTO docs (kind, uid, org, seq, data) VALUES (?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO docs (seq, kind, uid, org, data) VALUES (?, ?, ?, ?, ?)",
       ),
-      del: this.db.prepare("DELETE FROM docs WHERE kind = ? AND uid = ?"),
+      del: this.db.prepare("DELETE FROM docs WHERE seq = ?"),
       gone: this.db.prepare("INSERT OR REPLACE INTO gone (kind, uid, seq) VALUES (?, ?, ?)"),
-      addEvent: this.db.prepare("INSERT INTO events (kind, subject, data, meta) VALUES (?, ?, ?, ?)"),
-      events: this.db.prepare(
-        "SELECT id, data, meta FROM events WHERE kind = ? AND subject = ? AND id > ? ORDER BY id LIMIT ?",
-      ),
-      eventExists: this.db.prepare("SELECT 1 AS x FROM events WHERE kind = ? AND subject = ? AND id = ?"),
-      kvGet: this.db.prepare("SELECT value FROM kv WHERE key = ?"),
+      addEvent: this.db.prepare("INSERT INTO events (id, kind, subject, data, meta) VALUES (?, ?, ?, ?, ?)"),
       kvSet: this.db.prepare("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)"),
       kvDel: this.db.prepare("DELETE FROM kv WHERE key = ?"),
-      begin: this.db.prepare("BEGIN"),
-      commit: this.db.prepare("COMMIT"),
-      rollback: this.db.prepare("ROLLBACK"),
+    };
+    this.commits = new GroupCommit(
+      this.db,
+      () => this.pending.apply(this.db, writes, (doc) => this.secrets.stringify(doc)),
+      () => this.checkpointer?.afterCommit(),
+    );
+    this.stmts = {
+      event: this.db.prepare("SELECT data, meta FROM events WHERE id = ?"),
+      kvGet: this.db.prepare("SELECT value FROM kv WHERE key = ?"),
     };
     this.workloads = new Collection(this, "workload");
     this.volumes = new Collection(this, "volume");
@@ -209,19 +107,21 @@ export class Store {
       ["sandbox_template", this.sandboxTemplates as unknown as Collection<Doc>],
     ]);
     this.loadAll();
+    // Whatever loading rewrote is on disk before the constructor returns.
+    this.commits.flush();
+    if (this.commits.failed) throw this.commits.failed;
   }
 
   /** Another collection for an extension module (documents with uid and org). */
   collection<T extends Doc>(kind: string): Collection<T> {
     let c = this.collections.get(kind);
     if (!c) {
+      // The gone table is read below: what this turn removed must be in it.
+      this.flush();
       c = new Collection<Doc>(this, kind);
       this.collections.set(kind, c);
-      const rows = this.db.prepare("SELECT seq, data FROM docs WHERE kind = ? ORDER BY seq").all(kind) as {
-        seq: number;
-        data: string;
-      }[];
-      for (const row of rows) c.load(row.seq, this.secrets.parse<Doc>(row.data));
+      for (const row of this.unclaimed.get(kind) ?? []) c.load(row.seq, row.doc);
+      this.unclaimed.delete(kind);
       const gone = this.db.prepare("SELECT uid, seq FROM gone WHERE kind = ?").all(kind) as {
         uid: string;
         seq: number;
@@ -231,19 +131,35 @@ export class Store {
     return c as unknown as Collection<T>;
   }
 
+  /** Documents of kinds no collection holds yet (an extension's), read at startup. */
+  private readonly unclaimed = new Map<string, { seq: number; doc: Doc }[]>();
+
   private loadAll(): void {
-    const rows = this.db.prepare("SELECT kind, seq, data FROM docs ORDER BY seq").all() as {
+    const rows = this.db.prepare("SELECT kind, seq, data FROM docs ORDER BY seq").iterate() as Iterable<{
       kind: string;
       seq: number;
       data: string;
-    }[];
+    }>;
     const plain: { kind: string; seq: number; doc: Doc }[] = [];
     for (const row of rows) {
       this.seq = Math.max(this.seq, row.seq);
       const doc = this.secrets.parse<Doc>(row.data);
-      this.collections.get(row.kind)?.load(row.seq, doc);
+      const c = this.collections.get(row.kind);
+      if (c) c.load(row.seq, doc);
+      else {
+        let list = this.unclaimed.get(row.kind);
+        if (!list) this.unclaimed.set(row.kind, (list = []));
+        list.push({ seq: row.seq, doc });
+      }
       if (SecretBox.hasPlainSecret(row.data)) plain.push({ kind: row.kind, seq: row.seq, doc });
     }
+    this.eventIds.load(this.db);
+    const last = this.db
+      .prepare(
+        "SELECT max(coalesce((SELECT max(id) FROM events), 0), coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)) AS id",
+      )
+      .get() as { id: number };
+    this.lastEventId = last.id;
     // Secrets a server before encryption wrote in plain text are sealed now.
     for (const p of plain) this.writeDoc(p.kind, p.doc.uid, p.doc.org, p.seq, p.doc);
     const seed = this.stmts.kvGet!.get("seed") as { value: string } | undefined;
@@ -265,65 +181,101 @@ export class Store {
 
   /** @internal */
   writeDoc(kind: string, uid: string, org: string | null, seq: number, doc: unknown): void {
-    this.stmts.upsert!.run(kind, uid, org, seq, this.secrets.stringify(doc));
+    this.open();
+    this.pending.putDoc(seq, { kind, uid, org, doc });
   }
 
   /** @internal */
   deleteDoc(kind: string, uid: string, seq: number): void {
-    this.stmts.del!.run(kind, uid);
-    this.stmts.gone!.run(kind, uid, seq);
+    this.open();
+    this.pending.deleteDoc(kind, uid, seq);
   }
 
-  /** Runs fn in one SQL transaction (nested calls join the outer one). */
+  /**
+   * Runs fn atomically: its writes all land or, when it throws, none does (nested calls join
+   * the outer one). fn must be synchronous. Durable at the group's commit: see durable(). The
+   * in-memory documents are not restored: a document fn changed keeps the change in memory,
+   * and is saved so when something else writes it in the same group.
+   */
   transaction<R>(fn: () => R): R {
     if (this.txDepth > 0) return fn();
-    this.stmts.begin!.run();
     this.txDepth++;
+    this.pending.begin();
+    this.eventIds.begin();
     try {
       const out = fn();
       this.txDepth--;
-      this.stmts.commit!.run();
+      this.pending.keep();
+      this.eventIds.keep();
       return out;
     } catch (e) {
       this.txDepth--;
-      this.stmts.rollback!.run();
+      this.pending.rollback();
+      this.eventIds.rollback();
       throw e;
     }
   }
 
-  addEvent<T>(kind: string, subject: string, record: T, meta: Record<string, unknown> = {}): StoredEvent<T> {
-    const r = this.stmts.addEvent!.run(kind, subject, this.secrets.stringify(record), JSON.stringify(meta));
-    return { id: Number(r.lastInsertRowid), record, meta };
+  /** Whether writes exist that are not committed yet (or a commit failed): see GroupCommit. */
+  get dirty(): boolean {
+    return this.commits.dirty;
   }
 
+  /** Resolves when every write made so far is committed; rejects after a failed commit. */
+  durable(): Promise<void> {
+    return this.commits.durable();
+  }
+
+  /** Commits the writes of this turn now instead of at its end. */
+  flush(): void {
+    this.commits.flush();
+  }
+
+  private open(): void {
+    this.commits.open();
+  }
+
+  addEvent<T>(kind: string, subject: string, record: T, meta: Record<string, unknown> = {}): StoredEvent<T> {
+    this.open();
+    const id = ++this.lastEventId;
+    this.pending.addEvent([id, kind, subject, this.secrets.stringify(record), JSON.stringify(meta)]);
+    this.eventIds.add(kind, subject, id);
+    return { id, record, meta };
+  }
+
+  /** Events of a subject after `afterId`, oldest first, at most `limit`. */
   events<T>(kind: string, subject: string, afterId = 0, limit = 1_000_000): StoredEvent<T>[] {
-    const rows = this.stmts.events!.all(kind, subject, afterId, limit) as {
-      id: number;
-      data: string;
-      meta: string;
-    }[];
-    return rows.map((r) => ({
-      id: r.id,
-      record: this.secrets.parse<T>(r.data),
-      meta: JSON.parse(r.meta) as Record<string, unknown>,
-    }));
+    const out: StoredEvent<T>[] = [];
+    for (const id of this.eventIds.after(kind, subject, afterId, limit)) {
+      const r = this.pending.event(id) ?? (this.stmts.event!.get(id) as { data: string; meta: string });
+      out.push({
+        id,
+        record: this.secrets.parse<T>(r.data),
+        meta: JSON.parse(r.meta) as Record<string, unknown>,
+      });
+    }
+    return out;
   }
 
   eventExists(kind: string, subject: string, id: number): boolean {
-    return this.stmts.eventExists!.get(kind, subject, id) !== undefined;
+    return this.eventIds.has(kind, subject, id);
   }
 
   kvGet<T>(key: string): T | undefined {
+    const pending = this.pending.kvValue(key);
+    if (pending !== undefined) return pending === null ? undefined : this.secrets.parse<T>(pending);
     const row = this.stmts.kvGet!.get(key) as { value: string } | undefined;
     return row ? this.secrets.parse<T>(row.value) : undefined;
   }
 
   kvSet(key: string, value: unknown): void {
-    this.stmts.kvSet!.run(key, this.secrets.stringify(value));
+    this.open();
+    this.pending.setKv(key, this.secrets.stringify(value));
   }
 
   kvDelete(key: string): void {
-    this.stmts.kvDel!.run(key);
+    this.open();
+    this.pending.setKv(key, null);
   }
 
   private seedCache: Seed | undefined;
@@ -346,15 +298,20 @@ export class Store {
 
   /** Drops everything (documents, events, key-values). */
   wipe(): void {
-    this.transaction(() =>
-      this.db.exec("DELETE FROM docs; DELETE FROM events; DELETE FROM kv; DELETE FROM gone;"),
-    );
+    this.open();
+    this.pending.wipe();
     for (const c of this.collections.values()) c.clear();
+    this.unclaimed.clear();
+    this.eventIds.clear();
     this.seq = 0;
     this.seedCache = undefined;
   }
 
+  /** Commits what is pending, then closes the database. */
   close(): void {
-    if (this.db.isOpen) this.db.close();
+    if (!this.db.isOpen) return;
+    this.flush();
+    this.checkpointer?.close();
+    this.db.close();
   }
 }

@@ -3,6 +3,7 @@ import type {
   SandboxTemplate,
   SshKey,
   Volume,
+  VolumeCreated,
   VolumeState,
   Workload,
   WorkloadOperation,
@@ -137,6 +138,11 @@ export function volumeView(lc: Lifecycle, v: VolumeRecord): Volume {
   return out;
 }
 
+/** The answer to a volume create: its UID and state. */
+export function volumeCreated(v: VolumeRecord): VolumeCreated {
+  return { uid: v.uid, state: { status: v.status, message: v.message, updated_at: v.state_updated_at } };
+}
+
 export function volumeState(v: VolumeRecord): VolumeState {
   return { uid: v.uid, status: v.status, message: v.message, updated_at: v.state_updated_at };
 }
@@ -164,20 +170,17 @@ export function redactManifest(m: Record<string, unknown>): Record<string, unkno
   return out;
 }
 
-export function templateView(t: TemplateRecord, full = true): WorkloadTemplate {
-  const out: WorkloadTemplate = {
+export function workloadTemplateView(t: TemplateRecord): WorkloadTemplate {
+  return {
     uid: t.uid,
     name: t.name,
     description: t.description,
     type: t.type,
     manifest: redactManifest(t.manifest),
     visibility: t.visibility,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
   };
-  if (full) {
-    out.created_at = t.created_at;
-    out.updated_at = t.updated_at;
-  }
-  return out;
 }
 
 export function sandboxTemplateView(t: SandboxTemplateRecord): SandboxTemplate {

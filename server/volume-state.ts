@@ -1,6 +1,6 @@
 import type { VolumeEvent } from "../api/index.ts";
 import { volumeCostPerHour } from "./billing.ts";
-import type { VolumeRecord, WorkloadRecord } from "./records.ts";
+import type { VolumeRecord, WorkloadRecord, WorkloadVolume } from "./records.ts";
 import type { Store } from "./store.ts";
 
 /**
@@ -98,5 +98,18 @@ export class VolumeStates {
     });
     this.setVolumeStatus(v, "registered", reason);
     this.store.volumes.put(v);
+  }
+
+  /** After w's volume list changed from `old` to `now`: detaches the volumes no longer listed, attaches the rest. */
+  remount(w: WorkloadRecord, old: readonly WorkloadVolume[], now: readonly WorkloadVolume[]): void {
+    for (const m of old) {
+      if (now.some((n) => n.uid === m.uid)) continue;
+      const v = this.store.volumes.get(m.uid);
+      if (v && v.workload_uid === w.uid) this.detachVolume(v, "detached from workload");
+    }
+    for (const m of now) {
+      const v = this.store.volumes.get(m.uid);
+      if (v) this.attachVolume(w, v, m.mount_path, m.read_only);
+    }
   }
 }

@@ -3,7 +3,7 @@ import { ApiError } from "./http/errors.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { WorkloadRecord } from "./records.ts";
 import type { Store } from "./store.ts";
-import type { WorkloadService } from "./workloads.ts";
+import type { WorkloadChecks } from "./workload-checks.ts";
 
 /**
  * Attaching and detaching volumes and SSH keys on a live workload: the rules, the change written
@@ -12,12 +12,12 @@ import type { WorkloadService } from "./workloads.ts";
 export class WorkloadAttachments {
   private readonly lc: Lifecycle;
   private readonly store: Store;
-  private readonly workloads: WorkloadService;
+  private readonly checks: WorkloadChecks;
 
-  constructor(lc: Lifecycle, workloads: WorkloadService) {
+  constructor(lc: Lifecycle, checks: WorkloadChecks) {
     this.lc = lc;
     this.store = lc.store;
-    this.workloads = workloads;
+    this.checks = checks;
   }
 
   /** Mounts (or re-mounts) a volume of w's org on a RENTAL workload. */
@@ -33,7 +33,7 @@ export class WorkloadAttachments {
       );
     const v = this.store.volumes.getIn(w.org, volumeUid);
     if (!v) throw new ApiError("VOLUME_NOT_FOUND", `volume ${volumeUid} not found`);
-    this.workloads.checkVolumeFree(v.uid, v.workload_uid, w.uid);
+    this.checks.volumeFree(v.uid, v.workload_uid, w.uid);
     const clash = w.volumes.find((m) => m.mount_path === body.mount_path && m.uid !== v.uid);
     if (clash)
       throw new ApiError(
@@ -51,7 +51,7 @@ export class WorkloadAttachments {
       w.volumes = existing ? w.volumes.map((m) => (m.uid === v.uid ? mount : m)) : [...w.volumes, mount];
       this.store.transaction(() => {
         w.updated_at = this.lc.now();
-        this.workloads.remount(w, old, w.volumes);
+        this.lc.volumes.remount(w, old, w.volumes);
         this.store.workloads.put(w);
         this.lc.recordEvent(w, {
           event_type: "VOLUME_ATTACHED",
@@ -82,7 +82,7 @@ export class WorkloadAttachments {
     w.volumes = w.volumes.filter((m) => m.uid !== mount.uid);
     this.store.transaction(() => {
       w.updated_at = this.lc.now();
-      this.workloads.remount(w, old, w.volumes);
+      this.lc.volumes.remount(w, old, w.volumes);
       this.store.workloads.put(w);
       this.lc.recordEvent(w, {
         event_type: "VOLUME_DETACHED",

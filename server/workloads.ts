@@ -1,5 +1,4 @@
 import {
-  INVENTORY_TYPE,
   SANDBOX_PATCH_FIELDS,
   WorkloadPatch,
   nameViolation,
@@ -8,33 +7,32 @@ import {
   sandboxTimeoutViolation,
   validateWorkloadCreate,
   workloadRuleViolations,
+  type PageQuery,
   type WorkloadCreate,
-  type WorkloadType,
+  type WorkloadEvent,
+  type WorkloadListQuery,
 } from "../api/index.ts";
+import { eventPage } from "./events.ts";
 import { ApiError, violationError, zodError } from "./http/errors.ts";
+import { paginate, type PageResult } from "./http/io.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type { WorkloadRecord, WorkloadVolume } from "./records.ts";
-import { newRevision, newUid } from "./util.ts";
-import { inventoryItem } from "./capacity.ts";
+import type { WorkloadRecord } from "./records.ts";
+import { newRevision, newUid, sha256Hex } from "./util.ts";
+import type { WorkloadChecks } from "./workload-checks.ts";
 
 /**
- * Registering and updating workloads: the contract's rules (api/workload-rules.ts) plus the
- * checks that need server data (inventory, images, regions, reservations, keys, volumes,
- * sandbox templates).
- *
- * Over 400 lines because create and PATCH share these checks and are kept together so that each
- * rule is written once; attach and detach are in workload-attachments.ts.
+ * Registering, reading and updating workloads: create and PATCH apply the contract's rules
+ * (api/workload-rules.ts) and the checks that need server data (workload-checks.ts), then write
+ * the record and its event in one transaction. The state machine (deploy, suspend, delete) is
+ * lifecycle.ts; attach and detach are workload-attachments.ts.
  */
-
-export function isLive(w: WorkloadRecord | undefined): w is WorkloadRecord {
-  return w !== undefined && w.status !== "deleted";
-}
-
 export class WorkloadService {
   private readonly lc: Lifecycle;
+  private readonly checks: WorkloadChecks;
 
-  constructor(lc: Lifecycle) {
+  constructor(lc: Lifecycle, checks: WorkloadChecks) {
     this.lc = lc;
+    this.checks = checks;
   }
 
   private get store() {
@@ -56,143 +54,26 @@ export class WorkloadService {
     return w;
   }
 
-  // ---- data checks ----------------------------------------------------------------------
-
-  private checkResource(type: WorkloadType, name: string | undefined): void {
-    if (name === undefined) return;
-    const item = inventoryItem(this.lc.store, name);
-    if (!item)
-      throw new ApiError("WORKLOAD_RESOURCE_NOT_FOUND", `resource_name ${name} is not an inventory resource`);
-    const want = type === "SANDBOX" ? "sandbox" : INVENTORY_TYPE[type];
-    if (item.type !== want) {
-      throw new ApiError(
-        "WORKLOAD_RESOURCE_TYPE_MISMATCH",
-        `resource_name ${name} is a ${item.type} resource; ${type} workloads need a ${want} resource`,
-      );
-    }
-  }
-
-  private checkImage(type: WorkloadType, image: string): void {
-    const seed = this.store.seed;
-    if (type === "VM" && !seed.vm_images.some((i) => i.name === image)) {
-      throw new ApiError(
-        "WORKLOAD_IMAGE_NOT_FOUND",
-        `image ${image} is not a known VM image (see GET /orgs/{org}/workloads/vm-images)`,
-      );
-    }
-    if (type === "BM" && !seed.bm_images.some((i) => i.name === image)) {
-      throw new ApiError(
-        "WORKLOAD_BM_TARGET_NOT_FOUND",
-        `image ${image} is not a known BM image (see GET /orgs/{org}/workloads/bm-images)`,
-      );
-    }
-  }
-
-  private checkSshKeys(org: string, keys: readonly string[] | undefined): void {
-    if (!keys) return;
-    const seen = new Set<string>();
-    keys.forEach((k, i) => {
-      if (seen.has(k)) throw new ApiError("WORKLOAD_FIELD_INVALID", `ssh_keys[${i}] repeats SSH key ${k}`);
-      seen.add(k);
-      if (!this.store.sshKeys.getIn(org, k))
-        throw new ApiError("WORKLOAD_SSH_KEY_NOT_FOUND", `ssh_keys[${i}]: SSH key ${k} not found`);
+  /** A page of the org's workloads; deleted ones only when the query asks for status deleted. */
+  list(org: string, q: WorkloadListQuery): PageResult<WorkloadRecord> {
+    return paginate(this.store.workloads.list(org), q, (w) => {
+      if (q.status ? w.status !== q.status : w.status === "deleted") return false;
+      if (q.type && w.type !== q.type) return false;
+      if (q.project_id !== undefined && (w.project_id ?? "") !== q.project_id) return false;
+      if (q.name !== undefined && w.name !== q.name) return false;
+      return true;
     });
   }
 
-  /** Volumes exist in the org, are listed once, and are not mounted by another live workload. */
-  private checkVolumes(
-    org: string,
-    mounts: readonly { uid: string; mount_path: string }[] | undefined,
-    self?: string,
-  ): void {
-    if (!mounts) return;
-    const uids = new Set<string>();
-    const paths = new Set<string>();
-    mounts.forEach((m, i) => {
-      if (uids.has(m.uid))
-        throw new ApiError("WORKLOAD_FIELD_INVALID", `volumes[${i}] repeats volume ${m.uid}`);
-      if (paths.has(m.mount_path))
-        throw new ApiError(
-          "WORKLOAD_FIELD_INVALID",
-          `volumes[${i}].mount_path ${m.mount_path} is used by another volume`,
-        );
-      uids.add(m.uid);
-      paths.add(m.mount_path);
-      const v = this.store.volumes.getIn(org, m.uid);
-      if (!v) throw new ApiError("WORKLOAD_VOLUME_NOT_FOUND", `volumes[${i}]: volume ${m.uid} not found`);
-      this.checkVolumeFree(v.uid, v.workload_uid, self);
-    });
+  /** A page of a workload's events, oldest first. */
+  events(w: WorkloadRecord, q: PageQuery): PageResult<WorkloadEvent> {
+    return eventPage<WorkloadEvent>(this.store, "workload", w.uid, q);
   }
 
-  checkVolumeFree(volumeUid: string, holder: string | undefined, self?: string): void {
-    if (holder && holder !== self && isLive(this.store.workloads.get(holder))) {
-      throw new ApiError(
-        "WORKLOAD_VOLUME_IN_USE",
-        `volume ${volumeUid} is attached to workload ${holder}; a volume is attached to one workload at a time`,
-      );
-    }
-  }
-
-  private checkRegionAndReservation(org: string, body: WorkloadCreate, self?: string): void {
-    const seed = this.store.seed;
-    if (body.type === "BM" && body.region) {
-      const region = seed.regions.find((r) => r.uid === body.region);
-      if (!region || !region.active) {
-        throw new ApiError(
-          "WORKLOAD_BM_REGION_NOT_FOUND",
-          `region ${body.region} is not an active region (see GET /region)`,
-        );
-      }
-    }
-    if (body.reservation_uid === undefined) return;
-    const r = seed.reservations.find((x) => x.uid === body.reservation_uid && x.org === org);
-    if (!r) {
-      if (body.type === "BM")
-        throw new ApiError("WORKLOAD_BM_TARGET_NOT_FOUND", `reservation ${body.reservation_uid} not found`);
-      throw new ApiError("WORKLOAD_RESERVATION_NOT_FOUND", `reservation ${body.reservation_uid} not found`);
-    }
-    if (r.type !== body.type)
-      throw new ApiError(
-        "WORKLOAD_RESERVATION_INVALID",
-        `reservation ${r.uid} is for ${r.type} workloads, not ${body.type}`,
-      );
-    if (r.status !== "ACTIVE")
-      throw new ApiError("WORKLOAD_RESERVATION_INVALID", `reservation ${r.uid} is ${r.status}, not ACTIVE`);
-    if (body.type === "BM" && r.region !== body.region) {
-      throw new ApiError(
-        "WORKLOAD_BM_RESERVATION_REGION_MISMATCH",
-        `reservation ${r.uid} is in region ${r.region}, the workload's region is ${body.region}`,
-      );
-    }
-    if (r.resource_name !== body.resource_name) {
-      throw new ApiError(
-        "WORKLOAD_RESERVATION_INVALID",
-        `reservation ${r.uid} is for resource ${r.resource_name}, not ${body.resource_name}`,
-      );
-    }
-    for (const w of this.store.workloads.list(org)) {
-      if (w.uid !== self && w.reservation_uid === r.uid && isLive(w)) {
-        throw new ApiError(
-          "WORKLOAD_RESERVATION_INVALID",
-          `reservation ${r.uid} is already bound to workload ${w.uid}`,
-        );
-      }
-    }
-  }
-
-  private sandboxTemplate(org: string, uid: string) {
-    const t = this.store.sandboxTemplates.getIn(org, uid, true);
-    if (!t)
-      throw new ApiError(
-        "WORKLOAD_SANDBOX_TEMPLATE_NOT_FOUND",
-        `image ${uid} is not a sandbox template UID (see GET /orgs/{org}/sandbox-templates)`,
-      );
-    if (t.status !== "READY")
-      throw new ApiError(
-        "WORKLOAD_SANDBOX_TEMPLATE_NOT_READY",
-        `sandbox template ${uid} is ${t.status}, not READY`,
-      );
-    return t;
+  /** Whether `digest` (hex, optionally `sha256:`) is the SHA-256 of the workload's image. */
+  verify(org: string, uid: string, digest: string): boolean {
+    const w = this.get(org, uid);
+    return digest.replace(/^sha256:/, "") === sha256Hex(w.image);
   }
 
   // ---- create ---------------------------------------------------------------------------
@@ -211,16 +92,16 @@ export class WorkloadService {
       // A SANDBOX names its sandbox template in `image` (spec 2.1: SANDBOX image = template
       // UID): the create body has one field for what a workload runs, whatever its type. The
       // provider's `template` input is sent there; the record keeps it as sandbox_config.template_uid.
-      const t = this.sandboxTemplate(org, body.image);
-      this.checkResource("SANDBOX", body.resource_name);
+      const t = this.checks.sandboxTemplate(org, body.image);
+      this.checks.resource("SANDBOX", body.resource_name);
       resourceName ??= t.resource_name;
     } else {
-      this.checkResource(body.type, body.resource_name);
-      this.checkImage(body.type, body.image);
-      this.checkRegionAndReservation(org, body);
+      this.checks.resource(body.type, body.resource_name);
+      this.checks.image(body.type, body.image);
+      this.checks.regionAndReservation(org, body);
     }
-    this.checkSshKeys(org, body.ssh_keys);
-    this.checkVolumes(org, body.volumes);
+    this.checks.sshKeys(org, body.ssh_keys);
+    this.checks.volumes(org, body.volumes);
 
     const now = this.lc.now();
     const w: WorkloadRecord = {
@@ -327,9 +208,9 @@ export class WorkloadService {
     }
     const violations = workloadRuleViolations(merged as WorkloadCreate);
     if (violations.length) throw violationError(violations);
-    if (patch.image !== undefined) this.checkImage(w.type, patch.image);
-    if (patch.ssh_keys !== undefined) this.checkSshKeys(org, patch.ssh_keys);
-    if (patch.volumes !== undefined) this.checkVolumes(org, patch.volumes, w.uid);
+    if (patch.image !== undefined) this.checks.image(w.type, patch.image);
+    if (patch.ssh_keys !== undefined) this.checks.sshKeys(org, patch.ssh_keys);
+    if (patch.volumes !== undefined) this.checks.volumes(org, patch.volumes, w.uid);
 
     const updates: Partial<WorkloadRecord> = {};
     if (patch.name !== undefined) updates.name = patch.name;
@@ -364,7 +245,7 @@ export class WorkloadService {
     Object.assign(w, updates);
     this.store.transaction(() => {
       w.updated_at = this.lc.now();
-      if (updates.volumes) this.remount(w, oldVolumes, updates.volumes);
+      if (updates.volumes) this.lc.volumes.remount(w, oldVolumes, updates.volumes);
       this.store.workloads.put(w);
       this.lc.recordEvent(w, {
         event_type: "UPDATED",
@@ -374,19 +255,6 @@ export class WorkloadService {
       if (redeploy) this.lc.redeploy(w);
     });
     return w;
-  }
-
-  /** Detaches volumes no longer listed, attaches new ones. */
-  remount(w: WorkloadRecord, old: readonly WorkloadVolume[], now: readonly WorkloadVolume[]): void {
-    for (const m of old) {
-      if (now.some((n) => n.uid === m.uid)) continue;
-      const v = this.store.volumes.get(m.uid);
-      if (v && v.workload_uid === w.uid) this.lc.volumes.detachVolume(v, "detached from workload");
-    }
-    for (const m of now) {
-      const v = this.store.volumes.get(m.uid);
-      if (v) this.lc.volumes.attachVolume(w, v, m.mount_path, m.read_only);
-    }
   }
 
   private async updateSandbox(w: WorkloadRecord, input: Record<string, unknown>): Promise<WorkloadRecord> {
@@ -430,7 +298,7 @@ export class WorkloadService {
       cfg.idle_timeout_sec = patch.sandbox_config.idle_timeout_sec;
     const tv = sandboxTimeoutViolation(cfg.ttl_sec, cfg.idle_timeout_sec);
     if (tv) throw violationError([tv]);
-    if (patch.ssh_keys !== undefined) this.checkSshKeys(w.org, patch.ssh_keys);
+    if (patch.ssh_keys !== undefined) this.checks.sshKeys(w.org, patch.ssh_keys);
 
     const before = structuredClone(w);
     if (patch.name !== undefined) w.name = patch.name;

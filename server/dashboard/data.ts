@@ -1,7 +1,12 @@
 import type { WorkloadEvent } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
-import { sandboxTemplateView, sshKeyView, templateView, volumeView, workloadOperation } from "../views.ts";
-import { credits } from "../billing.ts";
+import {
+  sandboxTemplateView,
+  sshKeyView,
+  volumeView,
+  workloadOperation,
+  workloadTemplateView,
+} from "../views.ts";
 
 /** What the dashboard shows of one org: everything alive, as the API's own views render it. */
 export function orgOverview(ctx: ServerContext, org: string) {
@@ -10,16 +15,13 @@ export function orgOverview(ctx: ServerContext, org: string) {
   const live = all.filter((w) => w.status !== "deleted").map((w) => workloadOperation(lc, w));
   return {
     org,
-    credits: credits(lc.store, org),
+    credits: ctx.services.admin.credits(org),
     workloads: live.filter((w) => w.type !== "SANDBOX"),
     sandboxes: live.filter((w) => w.type === "SANDBOX"),
     deleted_workloads: all.length - live.length,
     volumes: store.volumes.list(org).map((v) => volumeView(lc, v)),
     ssh_keys: store.sshKeys.list(org).map(sshKeyView),
-    templates: store.templates
-      .list(org, true)
-      .filter((t) => t.org === org || t.visibility === "PUBLIC")
-      .map((t) => templateView(t)),
+    templates: ctx.services.workloadTemplates.visible(org).map(workloadTemplateView),
     sandbox_templates: store.sandboxTemplates.list(org, true).map(sandboxTemplateView),
   };
 }

@@ -89,8 +89,7 @@ export function registerDashboard(ctx: ServerContext): void {
   site.get(
     "/dashboard/api/orgs/:org/workloads/:uid/logs",
     (rc) => {
-      const w = ctx.store.workloads.getIn(orgFor(ctx, rc), rc.params.uid!);
-      if (!w) throw new ApiError("WORKLOAD_NOT_FOUND", `workload ${rc.params.uid} not found`);
+      const w = ctx.services.workloads.get(orgFor(ctx, rc), rc.params.uid!);
       streamLogs(ctx, rc.res, rc.req, w, { tail: 200 });
       return undefined;
     },

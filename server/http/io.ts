@@ -7,17 +7,26 @@ import type { RequestContext } from "./router.ts";
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** Reads a request body as JSON: 415 without a JSON content type, 413 above the limit, 400 when malformed. */
-export async function readJsonBody(req: IncomingMessage, limitBytes = DEFAULT_BODY_LIMIT): Promise<unknown> {
-  const { chunks, size } = await new Promise<{ chunks: Buffer[]; size: number }>((resolve, reject) => {
+export function readJsonBody(req: IncomingMessage, limitBytes = DEFAULT_BODY_LIMIT): Promise<unknown> {
+  return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limitBytes) chunks.push(chunk);
     });
-    req.on("end", () => resolve({ chunks, size }));
+    req.on("end", () => {
+      try {
+        resolve(parseJsonBody(req, chunks, size, limitBytes));
+      } catch (e) {
+        reject(e);
+      }
+    });
     req.on("error", reject);
   });
+}
+
+function parseJsonBody(req: IncomingMessage, chunks: Buffer[], size: number, limitBytes: number): unknown {
   if (size === 0) return undefined;
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") {

@@ -4,6 +4,9 @@
 
 import { ApiError } from "./errors.ts";
 
+export const API_PREFIX = "/v3";
+export const ADMIN_PREFIX = "/admin";
+
 export interface RequestTarget {
   /** Raw path, percent-encoding kept; segments are matched as they are. */
   pathname: string;

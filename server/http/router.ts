@@ -36,19 +36,47 @@ export type Handler = (
 interface Route {
   method: string;
   pattern: string;
-  regex: RegExp;
+  /** The pattern's `/`-separated segments: the literal text, or null for a `:name` parameter. */
+  parts: (string | null)[];
   keys: string[];
   auth: RouteAuth;
   handler: Handler;
-  /** How many `/`-separated segments a matching path has (a parameter is one segment). */
-  segments: number;
 }
 
-/** Segments of a path: its slashes, a trailing one aside (`/orgs/demo/` has as many as `/orgs/demo`). */
-function segmentCount(path: string): number {
-  let n = 0;
-  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) n++;
-  return path.length > 1 && path.endsWith("/") ? n - 1 : n;
+/**
+ * The `/`-separated segments of a path, a trailing slash aside (`/orgs/demo/` is `/orgs/demo`).
+ * Segments are compared as they are, percent-encoding kept; parameters are decoded once matched.
+ */
+function segmentsOf(path: string): string[] {
+  const segs = path.split("/");
+  if (path.length > 1 && path.endsWith("/")) segs.pop();
+  return segs;
+}
+
+/** The parameters of `segs` when they match `route` (a parameter is one non-empty segment). */
+function bind(route: Route, segs: readonly string[]): Record<string, string> | undefined {
+  const parts = route.parts;
+  // From the end: the last segments tell the routes of a collection apart.
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const p = parts[i];
+    if (p === null ? segs[i] === "" : p !== segs[i]) return undefined;
+  }
+  const params: Record<string, string> = {};
+  let k = 0;
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i] !== null) continue;
+    const raw = segs[i]!;
+    let value = raw;
+    if (raw.includes("%")) {
+      try {
+        value = decodeURIComponent(raw);
+      } catch {
+        // kept as it is
+      }
+    }
+    params[route.keys[k++]!] = value;
+  }
+  return params;
 }
 
 export interface Match {
@@ -76,24 +104,18 @@ export class Router {
     opts: { auth?: RouteAuth; first?: boolean } = {},
   ): void {
     const keys: string[] = [];
-    const source = pattern
-      .split("/")
-      .map((seg) => {
-        if (seg.startsWith(":")) {
-          keys.push(seg.slice(1));
-          return "([^/]+)";
-        }
-        return seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      })
-      .join("/");
+    const parts = segmentsOf(pattern).map((seg) => {
+      if (!seg.startsWith(":")) return seg;
+      keys.push(seg.slice(1));
+      return null;
+    });
     const route: Route = {
       method: method.toUpperCase(),
       pattern,
-      regex: new RegExp(`^${source}/?$`),
+      parts,
       keys,
       auth: opts.auth ?? "org",
       handler,
-      segments: segmentCount(pattern),
     };
     if (opts.first) this.routes.unshift(route);
     else this.routes.push(route);
@@ -123,39 +145,31 @@ export class Router {
 
   /** Whether some route (any method) matches the path. */
   serves(path: string): boolean {
-    return this.candidates(path).some((r) => r.regex.test(path));
+    const segs = segmentsOf(path);
+    return this.candidates(segs.length).some((r) => bind(r, segs) !== undefined);
   }
 
-  private candidates(path: string): Route[] {
+  private candidates(segments: number): Route[] {
     if (!this.bySegments) {
       this.bySegments = new Map();
       for (const r of this.routes) {
-        const list = this.bySegments.get(r.segments);
+        const list = this.bySegments.get(r.parts.length);
         if (list) list.push(r);
-        else this.bySegments.set(r.segments, [r]);
+        else this.bySegments.set(r.parts.length, [r]);
       }
     }
-    return this.bySegments.get(segmentCount(path)) ?? [];
+    return this.bySegments.get(segments) ?? [];
   }
 
   match(method: string, path: string): Match {
     const out: Match = { routes: [], allowed: [] };
-    for (const route of this.candidates(path)) {
-      const m = route.regex.exec(path);
-      if (!m) continue;
-      if (route.method !== method && !(method === "HEAD" && route.method === "GET")) {
+    const segs = segmentsOf(path);
+    for (const route of this.candidates(segs.length)) {
+      const params = bind(route, segs);
+      if (!params) continue;
+      if (route.method !== method && !(method === "HEAD" && route.method === "GET"))
         out.allowed.push(route.method);
-        continue;
-      }
-      const params: Record<string, string> = {};
-      route.keys.forEach((k, i) => {
-        try {
-          params[k] = decodeURIComponent(m[i + 1]!);
-        } catch {
-          params[k] = m[i + 1]!;
-        }
-      });
-      out.routes.push({ route, params });
+      else out.routes.push({ route, params });
     }
     return out;
   }

@@ -1,32 +1,24 @@
 import { CreditsBody, FaultCreate, ProvisioningRuleCreate } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
 import { parseBody } from "../http/io.ts";
-import { applySeed } from "../seed/apply.ts";
-import { sandboxTemplateView, sshKeyView, templateView, volumeView, workloadOperation } from "../views.ts";
-import { credits, setCredits } from "../billing.ts";
-import { orgExists } from "../auth.ts";
+import {
+  sandboxTemplateView,
+  sshKeyView,
+  volumeView,
+  workloadOperation,
+  workloadTemplateView,
+} from "../views.ts";
 
 /** The admin surface under /admin (its own bearer token): reset, inspection, faults, provisioning outcomes, credits. */
 export function registerAdminRoutes(ctx: ServerContext): void {
-  const { admin, store, lifecycle: lc } = ctx;
+  const { admin, lifecycle: lc } = ctx;
+  const svc = ctx.services.admin;
   const auth = { auth: "admin" as const };
-  const org = (slug: string) => {
-    if (!orgExists(lc.store, slug))
-      throw new ApiError("ORG_NOT_FOUND", `organization ${slug} is not in the seed`);
-    return slug;
-  };
 
   admin.post(
     "/reset",
     async () => {
-      const seed = store.seed;
-      await lc.hooks.onReset?.();
-      lc.resetRuntime();
-      store.wipe();
-      applySeed(store, seed, lc.now());
-      ctx.faults.clear();
-      lc.start();
+      await svc.reset();
       return { status: 200, body: { status: "reset" } };
     },
     auth,
@@ -35,21 +27,15 @@ export function registerAdminRoutes(ctx: ServerContext): void {
   admin.get(
     "/orgs/:org/resources",
     (rc) => {
-      const o = org(rc.params.org!);
+      const r = svc.resources(svc.org(rc.params.org!));
       return {
         status: 200,
         body: {
-          workloads: store.workloads
-            .list(o)
-            .filter((w) => w.status !== "deleted")
-            .map((w) => workloadOperation(lc, w)),
-          volumes: store.volumes.list(o).map((v) => volumeView(lc, v)),
-          ssh_keys: store.sshKeys.list(o).map(sshKeyView),
-          templates: store.templates.list(o).map((t) => templateView(t)),
-          sandbox_templates: store.sandboxTemplates
-            .list(o)
-            .filter((t) => t.kind === "USER")
-            .map(sandboxTemplateView),
+          workloads: r.workloads.map((w) => workloadOperation(lc, w)),
+          volumes: r.volumes.map((v) => volumeView(lc, v)),
+          ssh_keys: r.sshKeys.map(sshKeyView),
+          templates: r.workloadTemplates.map(workloadTemplateView),
+          sandbox_templates: r.sandboxTemplates.map(sandboxTemplateView),
         },
       };
     },
@@ -77,7 +63,7 @@ export function registerAdminRoutes(ctx: ServerContext): void {
   admin.post(
     "/orgs/:org/provisioning",
     async (rc) => {
-      const o = org(rc.params.org!);
+      const o = svc.org(rc.params.org!);
       const rule = lc.rules.add(o, await parseBody(rc, ProvisioningRuleCreate, { reason: "ADMIN_INVALID" }));
       return { status: 201, body: rule };
     },
@@ -85,13 +71,13 @@ export function registerAdminRoutes(ctx: ServerContext): void {
   );
   admin.get(
     "/orgs/:org/provisioning",
-    (rc) => ({ status: 200, body: { items: lc.rules.list(org(rc.params.org!)) } }),
+    (rc) => ({ status: 200, body: { items: lc.rules.list(svc.org(rc.params.org!)) } }),
     auth,
   );
   admin.delete(
     "/orgs/:org/provisioning",
     (rc) => {
-      lc.rules.clear(org(rc.params.org!));
+      lc.rules.clear(svc.org(rc.params.org!));
       return { status: 204 };
     },
     auth,
@@ -100,16 +86,15 @@ export function registerAdminRoutes(ctx: ServerContext): void {
   admin.post(
     "/orgs/:org/credits",
     async (rc) => {
-      const o = org(rc.params.org!);
+      const o = svc.org(rc.params.org!);
       const body = await parseBody(rc, CreditsBody, { reason: "ADMIN_INVALID" });
-      setCredits(lc.store, o, body.balance);
-      return { status: 200, body: { org: o, balance: credits(lc.store, o) } };
+      return { status: 200, body: { org: o, balance: svc.setCredits(o, body.balance) } };
     },
     auth,
   );
   admin.get(
     "/orgs/:org/credits",
-    (rc) => ({ status: 200, body: { org: rc.params.org, balance: credits(lc.store, org(rc.params.org!)) } }),
+    (rc) => ({ status: 200, body: { org: rc.params.org, balance: svc.credits(svc.org(rc.params.org!)) } }),
     auth,
   );
 }

@@ -1,7 +1,9 @@
 import { ApiError } from "../http/errors.ts";
 import { NEXT, type Handler, type RequestContext } from "../http/router.ts";
 import { SandboxError } from "../sandbox/runtime.ts";
-import type { Need, SandboxService, Target } from "../sandbox/service.ts";
+import type { Target } from "../sandbox/pools.ts";
+import type { SandboxService } from "../sandbox/service.ts";
+import type { Need } from "../sandbox/targets.ts";
 
 /**
  * What the sandbox routes share: the guard that steps aside while another module owns

@@ -4,7 +4,8 @@ import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RequestContext } from "../http/router.ts";
 import type { SandboxService } from "../sandbox/service.ts";
-import { DESKTOP_RFB_PORT, type TerminalSession as RuntimeTerminal } from "../sandbox/runtime.ts";
+import { desktopOf } from "../sandbox/targets.ts";
+import type { TerminalSession as RuntimeTerminal } from "../sandbox/runtime.ts";
 import { sandboxApiError, sandboxRoute, targetOf } from "./sandbox-http.ts";
 
 const W = "/orgs/:org/workloads/:uid";
@@ -138,21 +139,13 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
     `${W}/desktop`,
     sandboxRoute(svc, (rc) => {
       const t = targetOf(svc, rc, "describe the desktop of", "present");
-      if (!t.live.desktop) return { status: 200, body: { available: false } };
-      let listening = false;
-      try {
-        const d = t.rt.desktop(t.live.id);
-        listening = d.available && d.listening;
-      } catch {
-        listening = false; // still starting
-      }
+      const desktop = desktopOf(t);
+      if (!desktop.available) return { status: 200, body: desktop };
       const path = `/orgs/${rc.org}/workloads/${t.w.uid}/desktop/ws`;
       return {
         status: 200,
         body: {
-          available: true,
-          port: DESKTOP_RFB_PORT,
-          listening,
+          ...desktop,
           ws_url: wsUrl(rc.req, path, `${ctx.options.host}:${ctx.options.port}`),
         },
       };

@@ -2,11 +2,12 @@ import type { IncomingMessage } from "node:http";
 import type * as net from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
-import { TERMINAL_ID } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { bearer, checkWebSocketHandshake, writeSocketError } from "../http/server.ts";
-import type { LiveSandbox, Pool, SandboxService } from "../sandbox/service.ts";
+import type { Pool } from "../sandbox/pools.ts";
+import type { SandboxService } from "../sandbox/service.ts";
+import { connectDesktop, terminalOf } from "../sandbox/targets.ts";
 import type { TerminalSession } from "../sandbox/runtime.ts";
 import { sandboxApiError } from "./sandbox-http.ts";
 
@@ -91,14 +92,7 @@ export function registerSandboxWebSockets(ctx: ServerContext, svc: SandboxServic
     const [org, uid, termId] = [decode(m[1]!), decode(m[2]!), decode(m[3]!)];
     const pool = admit(req, org, uid);
     const t = svc.target(org, uid, pool, "connect to a terminal of", "running");
-    const term = TERMINAL_ID.test(termId) ? t.rt.getTerminal(t.live.id, termId) : undefined;
-    if (!term)
-      throw new ApiError("WORKLOAD_TERMINAL_NOT_FOUND", `terminal ${termId} not found in sandbox ${uid}`);
-    if (term.exited)
-      throw new ApiError(
-        "WORKLOAD_SANDBOX_INVALID_STATE",
-        `terminal ${termId} has exited (exit code ${term.exitCode}); open a new one`,
-      );
+    const term = terminalOf(t, termId);
     wss.handleUpgrade(req, socket, head, (ws) => bridgeTerminal(ws, term));
   };
 
@@ -107,11 +101,9 @@ export function registerSandboxWebSockets(ctx: ServerContext, svc: SandboxServic
     const [org, uid] = [decode(m[1]!), decode(m[2]!)];
     const pool = admit(req, org, uid);
     const t = svc.target(org, uid, pool, "connect to the desktop of", "running");
-    if (!t.live.desktop)
-      throw new ApiError("WORKLOAD_SANDBOX_NO_DESKTOP", `sandbox ${uid} has no desktop (headless template)`);
     let sock: net.Socket;
     try {
-      sock = await t.rt.connectDesktop(t.live.id, DESKTOP_WAIT_MS);
+      sock = await connectDesktop(t, DESKTOP_WAIT_MS);
     } catch (e) {
       throw sandboxApiError(svc, e, t);
     }
@@ -119,7 +111,7 @@ export function registerSandboxWebSockets(ctx: ServerContext, svc: SandboxServic
     if (!socket.destroyed)
       wss.handleUpgrade(req, socket, head, (ws) => {
         taken = true;
-        bridgeDesktop(ws, sock, t.live);
+        bridgeDesktop(ws, sock, () => svc.touch(t.live));
       });
     if (!taken) sock.destroy();
   };
@@ -161,12 +153,13 @@ function bridgeTerminal(ws: WebSocket, term: TerminalSession): void {
   });
 }
 
-function bridgeDesktop(ws: WebSocket, sock: net.Socket, live: LiveSandbox): void {
+/** Bridges a desktop WebSocket and the sandbox's RFB socket; traffic either way is activity. */
+function bridgeDesktop(ws: WebSocket, sock: net.Socket, activity: () => void): void {
   ws.on("error", () => {});
   sock.on("error", () => {});
   let paused = false;
   sock.on("data", (b: Buffer) => {
-    live.activity = Date.now();
+    activity();
     if (ws.readyState !== WebSocket.OPEN) return;
     ws.send(b, { binary: true }, () => {
       if (paused && ws.bufferedAmount < LOW_WATER) {
@@ -180,7 +173,7 @@ function bridgeDesktop(ws: WebSocket, sock: net.Socket, live: LiveSandbox): void
     }
   });
   ws.on("message", (data: RawData) => {
-    live.activity = Date.now();
+    activity();
     sock.write(toBuffer(data));
   });
   sock.on("close", () => {

@@ -1,31 +1,21 @@
 import type { ServerResponse } from "node:http";
-import {
-  AttachVolumeBody,
-  LogsQuery,
-  PageQuery,
-  VerifyBody,
-  WorkloadListQuery,
-  type WorkloadEvent,
-} from "../../api/index.ts";
+import { AttachVolumeBody, LogsQuery, PageQuery, VerifyBody, WorkloadListQuery } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
-import { paginate, parseBody, parseQuery } from "../http/io.ts";
-import type { Lifecycle } from "../lifecycle.ts";
+import { parseBody, parseQuery } from "../http/io.ts";
 import type { WorkloadRecord } from "../records.ts";
-import type { StoredEvent } from "../store.ts";
-import { sha256Hex } from "../util.ts";
 import { workloadFull, workloadOperation, workloadState } from "../views.ts";
-import { simulateExec } from "../exec-simulator.ts";
-import { WorkloadAttachments } from "../workload-attachments.ts";
-import { WorkloadService } from "../workloads.ts";
 
 const W = "/orgs/:org/workloads/:uid";
 
-/** Workload routes of spec 4.1 (sandbox-only operations live in the sandbox module). */
+/**
+ * Workload routes of spec 4.1: requests to WorkloadService (create, read, PATCH),
+ * WorkloadAttachments (volumes, SSH keys), Lifecycle (deploy, suspend, reboot, delete),
+ * WorkloadLogs and WorkloadExec. Sandbox-only operations live in the sandbox module.
+ */
 export function registerWorkloadRoutes(ctx: ServerContext): void {
   const { router, lifecycle: lc, store } = ctx;
-  const workloads = new WorkloadService(lc);
-  const attachments = new WorkloadAttachments(lc, workloads);
+  const { workloads, attachments, exec } = ctx.services;
   const op = (w: WorkloadRecord) => workloadOperation(lc, w);
 
   router.get("/orgs/:org/workloads/vm-images", () => ({ status: 200, body: store.seed.vm_images }));
@@ -33,9 +23,7 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
 
   router.post("/orgs/:org/workloads/verify", async (rc) => {
     const body = await parseBody(rc, VerifyBody);
-    const w = workloads.get(rc.org, body.uid);
-    const digest = body.digest.replace(/^sha256:/, "");
-    return { status: 200, body: { verified: digest === sha256Hex(w.image) } };
+    return { status: 200, body: { verified: workloads.verify(rc.org, body.uid, body.digest) } };
   });
 
   router.post("/orgs/:org/workloads", async (rc) => {
@@ -47,14 +35,7 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
   });
 
   router.get("/orgs/:org/workloads", (rc) => {
-    const q = parseQuery(rc, WorkloadListQuery);
-    const page = paginate(store.workloads.list(rc.org), q, (w) => {
-      if (q.status ? w.status !== q.status : w.status === "deleted") return false;
-      if (q.type && w.type !== q.type) return false;
-      if (q.project_id !== undefined && (w.project_id ?? "") !== q.project_id) return false;
-      if (q.name !== undefined && w.name !== q.name) return false;
-      return true;
-    });
+    const page = workloads.list(rc.org, parseQuery(rc, WorkloadListQuery));
     return { status: 200, body: { items: page.items.map(op), next_cursor: page.next_cursor } };
   });
 
@@ -102,35 +83,13 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
 
   router.get(`${W}/events`, (rc) => {
     const w = workloads.get(rc.org, rc.params.uid!);
-    const q = parseQuery(rc, PageQuery);
-    let after = 0;
-    if (q.cursor !== undefined) {
-      after = /^\d+$/.test(q.cursor) ? Number(q.cursor) : -1;
-      if (after <= 0 || !store.eventExists("workload", w.uid, after)) {
-        throw new ApiError("INVALID_QUERY", `cursor ${q.cursor} is not an event cursor of this workload`);
-      }
-    }
-    const limit = q.limit ?? 1000;
-    const rows = store.events<WorkloadEvent>("workload", w.uid, after, limit + 1);
-    const more = rows.length > limit;
-    const page = rows.slice(0, limit);
-    return {
-      status: 200,
-      body: {
-        items: page.map((r) => r.record),
-        next_cursor: more ? String(page[page.length - 1]!.id) : null,
-      },
-    };
+    return { status: 200, body: workloads.events(w, parseQuery(rc, PageQuery)) };
   });
 
   router.get(`${W}/logs`, (rc) => {
     const w = workloads.get(rc.org, rc.params.uid!);
     const q = parseQuery(rc, LogsQuery);
-    if (q.type !== undefined && w.type !== "VM")
-      throw new ApiError(
-        "INVALID_QUERY",
-        `type (serial or qemu) is only supported for VM workloads; ${w.uid} is ${w.type}`,
-      );
+    ctx.services.logs.check(w, q);
     streamLogs(ctx, rc.res, rc.req, w, q);
     return undefined;
   });
@@ -139,19 +98,7 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
   // { first: true } and passes non-sandbox workloads on with NEXT.
   router.post(`${W}/exec`, (rc) => {
     const w = workloads.get(rc.org, rc.params.uid!);
-    if (w.type === "SANDBOX") {
-      if (w.status !== "running")
-        throw new ApiError("WORKLOAD_SANDBOX_NOT_DEPLOYED", `sandbox ${w.uid} is ${w.status}, not running`);
-      throw new ApiError(
-        "WORKLOAD_SANDBOX_NO_CAPACITY",
-        "sandbox runtime not enabled: this server cannot run commands in sandboxes",
-      );
-    }
-    if (w.type !== "RENTAL")
-      throw new ApiError(
-        "WORKLOAD_OPERATION_UNSUPPORTED",
-        `exec is only supported for RENTAL workloads (workload ${w.uid} is ${w.type})`,
-      );
+    exec.checkTarget(w);
     for (const k of rc.query.keys()) {
       if (k !== "command")
         throw new ApiError(
@@ -165,21 +112,10 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
         "INVALID_QUERY",
         "command is required: repeat the command query parameter once per argument",
       );
-    if (w.status !== "running")
-      throw new ApiError(
-        "WORKLOAD_NOT_RUNNING",
-        `cannot exec in workload ${w.uid}: its status is ${w.status}, not running`,
-      );
-    const lines = simulateExec(w, argv, lc);
+    const lines = exec.run(w, argv);
     rc.res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "x-cws-exec-simulated": "true" });
     for (const line of lines) rc.res.write(`${line}\n`);
     rc.res.end();
-    lc.recordEvent(w, {
-      event_type: "EXEC",
-      reason: "Exec",
-      message: `exec: ${argv.join(" ")}`,
-      exit_code: 0,
-    });
     return undefined;
   });
 
@@ -207,70 +143,33 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
   });
 }
 
-// ---- logs ---------------------------------------------------------------------------------
-
-function logLines(w: WorkloadRecord, e: StoredEvent<WorkloadEvent>, vmType: string | undefined): string[] {
-  const prefix = w.type === "VM" ? `[${vmType ?? "serial"}] ` : "";
-  const at = e.record.created_at;
-  const out = [`${at} ${prefix}${e.record.message ?? ""}`];
-  if (e.record.event_type === "STATUS_CHANGE" && e.record.new_status === "running") {
-    if (w.type === "RENTAL") {
-      const cmd = [...w.commands, ...w.args].join(" ");
-      out.push(`${at} starting ${e.record.container_image ?? w.image}${cmd ? ` with '${cmd}'` : ""}`);
-      for (const p of w.ports)
-        out.push(`${at} listening on 0.0.0.0:${p.port}/${(p.protocol ?? "TCP").toLowerCase()}`);
-    } else if (w.type === "VM") {
-      out.push(`${at} ${prefix}${e.record.container_image ?? w.image} login: `);
-    }
-  }
-  return out;
-}
-
-/** Writes a workload's log text (and, with follow, keeps streaming); the API route and the dashboard use it. */
+/**
+ * Writes a workload's log text as text/plain (WorkloadLogs) and, when the query follows, keeps
+ * writing new lines until the workload is deleted or either side closes. The API route and the
+ * dashboard use it.
+ */
 export function streamLogs(
   ctx: ServerContext,
   res: ServerResponse,
   req: { on(ev: "close", fn: () => void): unknown },
   w: WorkloadRecord,
-  q: { since?: string; tail?: number; follow?: string; previous?: string; type?: string },
+  q: LogsQuery,
 ): void {
-  const lc: Lifecycle = ctx.lifecycle;
-  // Container output is simulated from the status changes of each deployment (instance = deploy_id).
-  const events = lc.store
-    .events<WorkloadEvent>("workload", w.uid)
-    .filter((e) => Number(e.meta.deploy_id) > 0 && e.record.event_type === "STATUS_CHANGE");
-  let instance = w.deploy_id;
-  if (q.previous === "true") {
-    const earlier = events.map((e) => Number(e.meta.deploy_id)).filter((d) => d < w.deploy_id);
-    instance = earlier.length ? Math.max(...earlier) : -1;
-  }
-  const since = q.since ? Date.parse(q.since) : undefined;
-  let lines = events
-    .filter(
-      (e) =>
-        Number(e.meta.deploy_id) === instance &&
-        (since === undefined || Date.parse(e.record.created_at) >= since),
-    )
-    .flatMap((e) => logLines(w, e, q.type));
-  if (q.tail !== undefined) lines = q.tail === 0 ? [] : lines.slice(-q.tail);
+  const logs = ctx.services.logs;
+  const lines = logs.lines(w, q);
   res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" });
   // A follower learns at once that the stream is open, even before the first line.
   res.flushHeaders();
   for (const line of lines) res.write(`${line}\n`);
-  if (q.follow !== "true" || q.previous === "true" || w.status === "deleted") {
+  if (!logs.follows(w, q)) {
     res.end();
     return;
   }
-  const onEvent = (x: WorkloadRecord, e: StoredEvent<WorkloadEvent>) => {
-    if (x.uid !== w.uid || e.record.event_type !== "STATUS_CHANGE") return;
-    for (const line of logLines(x, e, q.type)) res.write(`${line}\n`);
-    if (x.status === "deleted") finish();
-  };
   const finish = () => {
-    lc.off("workload-event", onEvent);
+    stop();
     if (!res.writableEnded) res.end();
   };
-  lc.on("workload-event", onEvent);
+  const stop = logs.follow(w, q, (line) => res.write(`${line}\n`), finish);
   req.on("close", finish);
   res.on("close", finish);
 }

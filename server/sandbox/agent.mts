@@ -1,10 +1,12 @@
 // The in-sandbox agent. One runs inside every sandbox (PID 2 of the sandbox's PID
-// namespace; bubblewrap's own init is PID 1), started by runtime.ts through bwrap.
+// namespace; bubblewrap's own init is PID 1), started by launch.ts through bwrap.
 // It is self-contained (imports only Node built-ins): the host strips its types once and
 // writes it as /run/cws/agent.mjs (read-only in the sandbox), run by the host's Node
-// binary bind-mounted read-only at /.cws/node.
+// binary bind-mounted read-only at /.cws/node. It is over 400 lines because it must stay
+// that one self-contained file: each module more would be one more file to strip, write
+// and mount into every sandbox.
 //
-// Protocol with the host (runtime.ts):
+// Protocol with the host (control.ts):
 // - Control channel: newline-delimited JSON on stdin (requests from the host) and stdout
 //   (replies and events to the host). Nothing else may be written to stdout.
 //     request:  { id, op, ...args }

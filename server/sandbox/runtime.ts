@@ -1,58 +1,21 @@
-// Runtime of SANDBOX workloads: real isolated Linux environments made with bubblewrap.
+// Runtime of SANDBOX workloads: real isolated Linux environments made with bubblewrap, one
+// long-lived `bwrap` per sandbox with a small agent inside (agent.mts). The design (namespaces,
+// identity, limits, the agent's protocol, files, terminals, desktop, freeze, fork and snapshot)
+// is described in README.md.
 //
-// This file holds the runtime's operations, one method per operation on a sandbox by id
-// (lifecycle, exec and files, terminals, desktop); it is over 400 lines because that is the
-// runtime's whole public surface. launch.ts starts and tears down one sandbox, control.ts
-// speaks the agent's protocol.
-//
-// Design (see also agent.mts, bwrap.ts, procfs.ts, fscopy.ts, terminal.ts):
-// - One long-lived `bwrap` per sandbox, with its own PID, network (loopback only), IPC,
-//   UTS (hostname) and mount namespaces. Host system dirs (/usr, /bin, /lib*, /etc, ...)
-//   are bind-mounted read-only; the writable dirs (/root, /home, /tmp, /workspace,
-//   /var/tmp) are bind-mounted from rootDir/<id>/fs/. Processes are uid 0 of a user
-//   namespace (an unprivileged uid on the host), without capabilities or nested user
-//   namespaces, under process, memory and disk limits (limits.ts); bwrap
-//   --die-with-parent ties the sandbox to the server process.
-// - Inside runs a small agent (agent.mts, the host's Node binary bind-mounted read-only)
-//   as PID 2 (bwrap's init, PID 1, reaps orphans). Control messages are newline-delimited
-//   JSON over bwrap's stdin/stdout; bulk byte streams (files, terminals, RFB) use a unix
-//   socket the host listens on in a per-sandbox control dir, bind-mounted read-only at
-//   /run/cws, each stream introduced by a random one-time token. The sandbox never gets a
-//   writable path the host later opens, so it cannot redirect the host with a symlink.
-// - exec and terminals are spawned by the agent, hence share the sandbox's namespaces;
-//   background processes left by exec keep running until the sandbox is destroyed.
-// - File I/O is done by the agent inside the sandbox's mount namespace, where the host's
-//   files do not exist: `..`, absolute or relative symlinks all resolve within the
-//   sandbox's own view (system dirs read-only, writes there fail with INVALID_PATH).
-// - freeze = SIGSTOP of every process of the sandbox's PID namespace (parents first),
-//   thaw = SIGCONT (children first): the same processes resume.
-// - fork/snapshot copy the writable dirs on the host while the source sandbox's
-//   processes are stopped (briefly, for the duration of the copy), so the copy is
-//   consistent and the tree cannot change under it. Symlinks are copied verbatim, never
-//   followed; sockets, FIFOs and devices are skipped.
+// This file holds SandboxRuntime, the runtime's public surface: one method per operation on a
+// sandbox by id. The work is done by launch.ts (start and teardown of one sandbox), control.ts
+// (the agent's protocol), files.ts (file I/O) and sessions.ts (terminals, desktop).
 
-import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import type * as net from "node:net";
 import * as path from "node:path";
-import type { Readable } from "node:stream";
 
 import { bubblewrapStatus, visibleInSandboxes } from "./bwrap.ts";
-import {
-  BoundedStream,
-  checkRunning,
-  deadline,
-  expectStream,
-  MAX_FILE_BYTES,
-  notify,
-  readSizeLine,
-  request,
-  type Sandbox,
-  type SandboxSpec,
-  type State,
-} from "./control.ts";
+import { checkRunning, request, type Sandbox, type SandboxSpec, type State } from "./control.ts";
 import { SandboxError } from "./errors.ts";
+import { openGuestFile, readAll, writeGuestFile, type FileStream } from "./files.ts";
 import {
   copyWritable,
   HOSTNAME_RE,
@@ -72,18 +35,19 @@ import {
   type SandboxLimits,
 } from "./limits.ts";
 import { continueNamespace, stopNamespace } from "./procfs.ts";
-import { Terminal, type TerminalInfo, type TerminalSession } from "./terminal.ts";
+import { closeTerminal, connectDesktop, desktopInfo, openTerminal } from "./sessions.ts";
+import type { TerminalInfo, TerminalSession } from "./terminal.ts";
 
 export { bubblewrapStatus } from "./bwrap.ts";
 export { MAX_EXEC_OUTPUT_BYTES, MAX_FILE_BYTES, type SandboxSpec } from "./control.ts";
 export { SandboxError, type SandboxErrorCode } from "./errors.ts";
+export type { FileStream } from "./files.ts";
+export { DESKTOP_RFB_PORT } from "./sessions.ts";
 export type { TerminalInfo, TerminalSession } from "./terminal.ts";
 export { DEFAULT_LIMITS, type SandboxLimits } from "./limits.ts";
 
 /** exec's exit code when the timeout killed the command (as coreutils `timeout`). */
 export const EXEC_TIMEOUT_CODE = 124;
-/** TCP port of the RFB server inside the sandbox's own network namespace (loopback only). */
-export const DESKTOP_RFB_PORT = 5900;
 
 export interface SandboxRuntimeOptions {
   rootDir: string;
@@ -104,15 +68,6 @@ export interface ExecResult {
   stderr: string;
   code: number;
   timedOut: boolean;
-}
-
-function checkGuestPath(p: string): string {
-  if (typeof p !== "string" || !p.startsWith("/")) {
-    throw new SandboxError("INVALID_PATH", `guest path must be absolute: ${String(p)}`);
-  }
-  if (p.includes("\0")) throw new SandboxError("INVALID_PATH", "guest path contains a NUL byte");
-  if (Buffer.byteLength(p) > 4096) throw new SandboxError("INVALID_PATH", "guest path too long");
-  return path.posix.resolve(p);
 }
 
 export class SandboxRuntime {
@@ -267,79 +222,17 @@ export class SandboxRuntime {
     };
   }
 
-  /**
-   * Opens a file of the sandbox for reading: its size, and a stream of exactly that many
-   * bytes (it errors if the sandbox sends fewer; extra bytes are dropped). `done` settles
-   * when the sandbox has confirmed the read. Memory stays at a few chunks however large
-   * the file is (the stream is paused while its reader is).
-   */
+  /** Opens a file of the sandbox for reading: its size, a stream of its bytes, `done` (see files.ts). */
   async openFile(id: string, guestPath: string): Promise<FileStream> {
-    const sb = this.get(id);
-    const p = checkGuestPath(guestPath);
-    checkRunning(sb);
-    sb.touch();
-    const s = expectStream(sb);
-    const reply = request(sb, { op: "readFile", path: p, token: s.token });
-    reply.catch(() => {});
-    const header = s.stream.then((sock) => readSizeLine(sock));
-    header.catch(() => {});
-    try {
-      // The agent answers an error before sending anything; a file comes with its size first.
-      const first = await Promise.race([header, reply.then(() => header)]);
-      const { size, sock } = await deadline(sb, Promise.resolve(first), 30_000, "file stream");
-      if (!(Number.isSafeInteger(size) && size >= 0 && size <= MAX_FILE_BYTES)) {
-        sock.destroy();
-        throw new SandboxError("UNAVAILABLE", "the sandbox announced an invalid file size");
-      }
-      const stream = new BoundedStream(sock, size);
-      const done = reply.then((r) => {
-        if (Number(r.size) !== size) throw new SandboxError("UNAVAILABLE", "file stream truncated");
-      });
-      done.catch(() => {});
-      return { size, stream, done };
-    } catch (err) {
-      s.cancel();
-      throw err;
-    } finally {
-      sb.touch();
-    }
+    return openGuestFile(this.get(id), guestPath);
   }
 
   async readFile(id: string, guestPath: string): Promise<Buffer> {
-    const f = await this.openFile(id, guestPath);
-    const out = Buffer.allocUnsafe(f.size);
-    let n = 0;
-    for await (const chunk of f.stream as AsyncIterable<Buffer>) {
-      chunk.copy(out, n);
-      n += chunk.length;
-    }
-    await f.done;
-    if (n !== f.size) throw new SandboxError("UNAVAILABLE", "file stream truncated");
-    return out;
+    return readAll(await this.openFile(id, guestPath));
   }
 
   async writeFile(id: string, guestPath: string, data: Buffer): Promise<void> {
-    const sb = this.get(id);
-    const p = checkGuestPath(guestPath);
-    if (data.length > MAX_FILE_BYTES) {
-      throw new SandboxError(
-        "TOO_LARGE",
-        `${data.length} bytes exceeds the limit of ${MAX_FILE_BYTES} bytes`,
-      );
-    }
-    checkRunning(sb);
-    sb.touch();
-    const s = expectStream(sb);
-    s.stream.then(
-      (sock) => sock.end(data),
-      () => {},
-    );
-    try {
-      await request(sb, { op: "writeFile", path: p, token: s.token, size: data.length });
-    } finally {
-      s.cancel();
-      sb.touch();
-    }
+    await writeGuestFile(this.get(id), guestPath, data);
   }
 
   async installSshKey(id: string, publicKey: string): Promise<void> {
@@ -363,40 +256,7 @@ export class SandboxRuntime {
   // Terminals
 
   openTerminal(id: string, cols: number, rows: number): TerminalSession {
-    const sb = this.get(id);
-    checkRunning(sb);
-    const live = [...sb.terminals.values()].filter((t) => !t.exited).length;
-    if (live >= this.maxTerminals) {
-      throw new SandboxError(
-        "LIMIT",
-        `sandbox ${id} already has ${live} live terminals (max ${this.maxTerminals})`,
-      );
-    }
-    const termId = "term-" + randomBytes(8).toString("hex");
-    const term = new Terminal(termId, {
-      checkUsable: () => checkRunning(sb),
-      resize: async (c, r) => {
-        await request(sb, { op: "termResize", term: termId, cols: c, rows: r });
-      },
-      kill: () => notify(sb, { op: "termKill", term: termId }),
-      touch: () => sb.touch(),
-    });
-    sb.terminals.set(termId, term);
-    sb.touch();
-    const s = expectStream(sb);
-    void (async () => {
-      try {
-        const [reply, sock] = await Promise.all([
-          request(sb, { op: "termOpen", term: termId, token: s.token, cols, rows }),
-          deadline(sb, s.stream, 30_000, "terminal stream"),
-        ]);
-        term.started(Number(reply.pid), sock);
-      } catch (err) {
-        s.cancel();
-        term.failed(err as Error);
-      }
-    })();
-    return term;
+    return openTerminal(this.get(id), cols, rows, this.maxTerminals);
   }
 
   /** openTerminal, resolved once the shell runs (its pid is known). */
@@ -415,61 +275,18 @@ export class SandboxRuntime {
   }
 
   closeTerminal(id: string, terminalId: string): void {
-    const sb = this.get(id);
-    const t = sb.terminals.get(terminalId);
-    if (!t) throw new SandboxError("NOT_FOUND", `no terminal ${terminalId} in sandbox ${id}`);
-    sb.terminals.delete(terminalId);
-    if (!t.exited) {
-      sb.closing.set(terminalId, t);
-      t.onExit(() => sb.closing.delete(terminalId));
-      t.kill();
-    }
+    closeTerminal(this.get(id), terminalId);
   }
 
   // ---------------------------------------------------------------------------------
   // Desktop
 
   desktop(id: string): { available: false } | { available: true; port: number; listening: boolean } {
-    const sb = this.get(id);
-    if (!sb.spec.desktop) return { available: false };
-    return {
-      available: true,
-      port: DESKTOP_RFB_PORT,
-      listening: sb.desktopListening && sb.state === "running",
-    };
+    return desktopInfo(this.get(id));
   }
 
   async connectDesktop(id: string, waitMs = 20_000): Promise<net.Socket> {
-    const sb = this.get(id);
-    if (!sb.spec.desktop) throw new SandboxError("NO_DESKTOP", `sandbox ${id} has no desktop`);
-    checkRunning(sb);
-    if (!sb.desktopListening) {
-      await new Promise<void>((resolve, reject) => {
-        const done = () => {
-          clearTimeout(timer);
-          sb.desktopWaiters.delete(done);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          sb.desktopWaiters.delete(done);
-          reject(new SandboxError("UNAVAILABLE", "the desktop server is not listening"));
-        }, waitMs);
-        sb.desktopWaiters.add(done);
-      });
-      checkRunning(sb);
-    }
-    sb.touch();
-    const s = expectStream(sb);
-    try {
-      const [, sock] = await Promise.all([
-        request(sb, { op: "desktopConnect", token: s.token }),
-        deadline(sb, s.stream, 30_000, "desktop stream"),
-      ]);
-      return sock;
-    } catch (err) {
-      s.cancel();
-      throw err;
-    }
+    return connectDesktop(this.get(id), waitMs);
   }
 
   // ---------------------------------------------------------------------------------
@@ -538,10 +355,4 @@ export class SandboxRuntime {
     })();
     await sb.starting;
   }
-}
-
-export interface FileStream {
-  size: number;
-  stream: Readable;
-  done: Promise<void>;
 }

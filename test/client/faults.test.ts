@@ -1,6 +1,6 @@
 // Retries and error mapping under faults injected into the reference server, and the token's absence from errors.
 import { inspect } from "node:util";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CwsApiError,
   CwsClient,
@@ -13,30 +13,13 @@ import {
   withRetryBudget,
   type RetryInfo,
 } from "../../client/index.ts";
-import {
-  admin,
-  collect,
-  rejection,
-  sshKey,
-  startTestServer,
-  testClient,
-  TOKEN,
-  type TestServer,
-} from "./helpers.ts";
+import { admin, DEMO_TOKEN } from "../helpers/http.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { sshKey } from "../helpers/ssh-keys.ts";
+import { collect, rejection, testClient, uniq } from "./fixtures.ts";
 
-let server: TestServer;
-let seq = 0;
-const uniq = (p: string) => `${p}-${++seq}`;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-afterEach(async () => {
-  await admin(server, "DELETE", "/faults");
-});
+// Each test starts with no fault injected.
+const server = useTestServer({ each: "clear-faults" });
 
 const fault = (f: Record<string, unknown>) => admin(server, "POST", "/faults", f);
 
@@ -294,7 +277,7 @@ describe("the token never leaks", () => {
     const e404 = await client.workloads.get("nope").catch((x: unknown) => x);
     for (const e of [e500, eTimeout, e404]) {
       expect(e).toBeInstanceOf(Error);
-      expect(leaks(e, TOKEN)).toBe(false);
+      expect(leaks(e, DEMO_TOKEN)).toBe(false);
     }
     await client.close();
 

@@ -27,7 +27,7 @@ import {
 } from "../../client/index.ts";
 import { apiError } from "../../client/errors.ts";
 import { queryString } from "../../client/http.ts";
-import { collect } from "./helpers-pure.ts";
+import { collect } from "./fixtures.ts";
 
 const where = { method: "GET", route: "GET /orgs/{org}/workloads/{uid}", path: "/orgs/demo/workloads/wl-1" };
 const SECRET = "tok-SECRET-123456";

@@ -1,28 +1,18 @@
 // SSH keys, volumes, reusable templates, sandbox templates and the probes against the reference server.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CwsAuthError,
-  CwsClient,
   CwsConflictError,
   CwsNotFoundError,
   CwsValidationError,
   isNotFound,
 } from "../../client/index.ts";
-import { collect, rejection, sshKey, startTestServer, testClient, type TestServer } from "./helpers.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { sshKey } from "../helpers/ssh-keys.ts";
+import { collect, rejection, testClient, uniq, useTestClient } from "./fixtures.ts";
 
-let server: TestServer;
-let client: CwsClient;
-let seq = 0;
-const uniq = (p: string) => `${p}-${++seq}`;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  client = testClient(server);
-});
-afterAll(async () => {
-  await client?.close();
-  await server?.stop();
-});
+const server = useTestServer();
+const client = useTestClient(server);
 
 describe("sshKeys", () => {
   it("create, get, update, delete", async () => {

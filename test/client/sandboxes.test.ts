@@ -1,21 +1,20 @@
 // client.sandboxes against the reference server: errors before deploy, then every operation on a
 // real sandbox (exec, files, tickets, terminals over WebSocket, desktop, freeze/thaw, fork, publish).
-import type WebSocket from "ws";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   CwsApiError,
-  CwsClient,
   CwsConflictError,
   CwsNotFoundError,
   CwsValidationError,
   hasReason,
 } from "../../client/index.ts";
-import { rejection, sshKey, startTestServer, testClient, type TestServer } from "./helpers.ts";
+import { readUntil } from "../helpers/http.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { sshKey } from "../helpers/ssh-keys.ts";
+import { rejection, testClient, uniq, useTestClient } from "./fixtures.ts";
 
-let server: TestServer;
-let client: CwsClient;
-let seq = 0;
-const uniq = (p: string) => `${p}-${++seq}`;
+const server = useTestServer({ provisionDelayMs: 10 });
+const client = useTestClient(server, { timeoutMs: 20_000 });
 const READY = { timeoutMs: 30_000 };
 
 /** A registered, never deployed sandbox. */
@@ -38,24 +37,7 @@ async function sandbox(template = "tpl-ubuntu-headless", deploy = true): Promise
   return w.uid;
 }
 
-/** Collects WebSocket data until `done(text)` holds. */
-function readUntil(ws: WebSocket, done: (text: string) => boolean, timeoutMs = 10_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    const timer = setTimeout(() => reject(new Error(`timed out; got ${JSON.stringify(text)}`)), timeoutMs);
-    ws.on("message", (data: Buffer) => {
-      text += data.toString("utf8");
-      if (done(text)) {
-        clearTimeout(timer);
-        resolve(text);
-      }
-    });
-  });
-}
-
 beforeAll(async () => {
-  server = await startTestServer({ provisionDelayMs: 10 });
-  client = testClient(server, { timeoutMs: 20_000 });
   idle = await sandbox(undefined, false);
 });
 
@@ -70,11 +52,6 @@ describe("deploy", () => {
     expect(op.state.status).toBe("provisioning");
     expect((await client.workloads.waitForStatus(w.uid, "running", READY)).status).toBe("running");
   });
-});
-
-afterAll(async () => {
-  await client?.close();
-  await server?.stop();
 });
 
 describe("a sandbox that is not deployed", () => {

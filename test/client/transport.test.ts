@@ -15,8 +15,8 @@ import {
   type CwsClientOptions,
   type RetryInfo,
 } from "../../client/index.ts";
-import { collect } from "./helpers-pure.ts";
-import { json, stubServer, type Stub } from "./stub.ts";
+import { json, startStubServer, type StubServer } from "../helpers/server.ts";
+import { collect } from "./fixtures.ts";
 
 const SECRET = "tok-SECRET-abcdef";
 const state = {
@@ -31,7 +31,7 @@ const state = {
 };
 const key = { uid: "k1", name: "k", public_key_raw: "ssh-ed25519 AAAA", created_at: "t", updated_at: "t" };
 
-let stub: Stub | undefined;
+let stub: StubServer | undefined;
 let client: CwsClient | undefined;
 afterEach(async () => {
   await client?.close();
@@ -53,7 +53,7 @@ function clientOf(baseUrl: string, opts: CwsClientOptions = {}): CwsClient {
 
 describe("requests", () => {
   it("send the bearer token, user agent, JSON content type and X-Deployment-Type", async () => {
-    stub = await stubServer((_req, res) =>
+    stub = await startStubServer((_req, res) =>
       json(res, 200, { stdout: "", stderr: "", code: 0, timed_out: false }),
     );
     const c = clientOf(stub.baseUrl, { userAgent: "my-agent/1" });
@@ -68,7 +68,7 @@ describe("requests", () => {
   });
 
   it("do not send the token to the unauthenticated probes", async () => {
-    stub = await stubServer((_req, res) => json(res, 200, { status: "ok" }));
+    stub = await startStubServer((_req, res) => json(res, 200, { status: "ok" }));
     await clientOf(stub.baseUrl).meta.health();
     expect(stub.requests[0]!.url).toBe("/v3/healthz");
     expect(stub.requests[0]!.headers.authorization).toBeUndefined();
@@ -77,7 +77,7 @@ describe("requests", () => {
 
 describe("parsing", () => {
   it("drops unknown fields by default and refuses them in strict mode", async () => {
-    stub = await stubServer((_req, res) => json(res, 200, { ...state, added_later: true }));
+    stub = await startStubServer((_req, res) => json(res, 200, { ...state, added_later: true }));
     const s = await clientOf(stub.baseUrl).workloads.state("wl-1");
     expect(s).not.toHaveProperty("added_later");
     const strict = new CwsClient({
@@ -93,7 +93,7 @@ describe("parsing", () => {
   });
 
   it("names the route and the field of a mismatching response", async () => {
-    stub = await stubServer((_req, res) =>
+    stub = await startStubServer((_req, res) =>
       json(res, 200, { items: [{ ...key }, { ...key, uid: 7 }], next_cursor: null }),
     );
     const e = (await clientOf(stub.baseUrl)
@@ -106,7 +106,7 @@ describe("parsing", () => {
   });
 
   it("reports a body that is not JSON", async () => {
-    stub = await stubServer((_req, res) => {
+    stub = await startStubServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/html" });
       res.end("<html>proxy login</html>");
     });
@@ -118,7 +118,7 @@ describe("parsing", () => {
   });
 
   it("keeps the text of an error body that is not JSON, and the request id", async () => {
-    stub = await stubServer((_req, res) => {
+    stub = await startStubServer((_req, res) => {
       res.writeHead(400, { "content-type": "text/plain", "x-request-id": "req-42" });
       res.end("bad gateway config");
     });
@@ -134,7 +134,7 @@ describe("parsing", () => {
 
 describe("retries on the wire", () => {
   it("retry a GET after the connection is reset, but not a create", async () => {
-    stub = await stubServer((req, res, n) => {
+    stub = await startStubServer((req, res, n) => {
       if (n % 2 === 1) return req.socket.destroy();
       json(res, 200, key);
     });
@@ -172,7 +172,7 @@ describe("retries on the wire", () => {
   });
 
   it("honour a Retry-After HTTP date", async () => {
-    stub = await stubServer((_req, res, n) => {
+    stub = await startStubServer((_req, res, n) => {
       if (n === 1)
         return json(
           res,
@@ -190,7 +190,7 @@ describe("retries on the wire", () => {
   });
 
   it("give up after maxRetries with the last error", async () => {
-    stub = await stubServer((_req, res) =>
+    stub = await startStubServer((_req, res) =>
       json(res, 503, { error: "busy", reason: "NO_CAPACITY" }, { "retry-after": "0" }),
     );
     const e = await clientOf(stub.baseUrl, { maxRetries: 2 })
@@ -201,7 +201,7 @@ describe("retries on the wire", () => {
   });
 
   it("per-call maxRetries overrides the client's", async () => {
-    stub = await stubServer((_req, res) =>
+    stub = await startStubServer((_req, res) =>
       json(res, 429, { error: "busy", reason: "LIMIT" }, { "retry-after": "0" }),
     );
     const e = (await clientOf(stub.baseUrl)
@@ -217,7 +217,7 @@ describe("waiters on the wire", () => {
   it("poll when the service's Retry-After says, not on their own backoff", async () => {
     // Provisioning until 400 ms after the first poll, saying so; a backoff from 100 ms would ask 4 times.
     let first = 0;
-    stub = await stubServer((_req, res) => {
+    stub = await startStubServer((_req, res) => {
       first ||= Date.now();
       const left = first + 400 - Date.now();
       if (left <= 0) return json(res, 200, state);
@@ -229,7 +229,7 @@ describe("waiters on the wire", () => {
   });
 
   it("keep polling through a 429 after its retries, at the pace its Retry-After gives", async () => {
-    stub = await stubServer((_req, res, n) => {
+    stub = await startStubServer((_req, res, n) => {
       if (n <= 2)
         return json(res, 429, { error: "slow down", reason: "RATE_LIMITED" }, { "retry-after": "0.05" });
       json(res, 200, state);
@@ -244,7 +244,7 @@ describe("waiters on the wire", () => {
 
 describe("timeouts and cancellation", () => {
   it("time out a slow answer with CwsTimeoutError, retrying a GET", async () => {
-    stub = await stubServer(() => {
+    stub = await startStubServer(() => {
       /* never answers */
     });
     const retries: RetryInfo[] = [];
@@ -262,7 +262,7 @@ describe("timeouts and cancellation", () => {
   });
 
   it("does not retry a timed-out create", async () => {
-    stub = await stubServer(() => {});
+    stub = await startStubServer(() => {});
     const e = await clientOf(stub.baseUrl, { timeoutMs: 100 })
       .volumes.create({ name: "v", size_in_mb: 1, resource_name: "r" })
       .catch((x: unknown) => x);
@@ -271,7 +271,7 @@ describe("timeouts and cancellation", () => {
   });
 
   it("rejects with the signal's own reason when aborted", async () => {
-    stub = await stubServer(() => {});
+    stub = await startStubServer(() => {});
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
     const e = await clientOf(stub.baseUrl)
@@ -282,7 +282,7 @@ describe("timeouts and cancellation", () => {
   });
 
   it("aborts a retry sleep", async () => {
-    stub = await stubServer((_req, res) =>
+    stub = await startStubServer((_req, res) =>
       json(res, 429, { error: "x", reason: "X" }, { "retry-after": "30" }),
     );
     const ac = new AbortController();
@@ -299,7 +299,7 @@ describe("timeouts and cancellation", () => {
 describe("streams", () => {
   it("decode UTF-8 split across chunks and close on break", async () => {
     let closed = false;
-    stub = await stubServer((req, res) => {
+    stub = await startStubServer((req, res) => {
       res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
       const bytes = Buffer.from("héllo wörld\n", "utf8");
       res.write(bytes.subarray(0, 2)); // splits "é"
@@ -322,7 +322,7 @@ describe("streams", () => {
   });
 
   it("stream timeouts cover only the headers", async () => {
-    stub = await stubServer((_req, res) => {
+    stub = await startStubServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/plain" });
       res.write("a");
       setTimeout(() => res.end("b"), 300);
@@ -335,7 +335,7 @@ describe("streams", () => {
   });
 
   it("close() ends an open stream", async () => {
-    stub = await stubServer((_req, res) => {
+    stub = await startStubServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/plain" });
       res.write("start\n");
     });

@@ -1,9 +1,8 @@
 // client.workloads against the in-process reference server: every route, the waiter, logs and exec streams.
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { WorkloadCreate } from "../../api/index.ts";
 import {
-  CwsClient,
   CwsConflictError,
   CwsNotFoundError,
   CwsValidationError,
@@ -11,20 +10,13 @@ import {
   CwsWorkloadFailedError,
   hasReason,
 } from "../../client/index.ts";
-import {
-  admin,
-  collect,
-  rejection,
-  sshKey,
-  startTestServer,
-  testClient,
-  type TestServer,
-} from "./helpers.ts";
+import { admin } from "../helpers/http.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { sshKey } from "../helpers/ssh-keys.ts";
+import { collect, rejection, uniq, useTestClient } from "./fixtures.ts";
 
-let server: TestServer;
-let client: CwsClient;
-let seq = 0;
-const uniq = (p: string) => `${p}-${++seq}`;
+const server = useTestServer({ provisionDelayMs: 30 });
+const client = useTestClient(server);
 
 const rental = (name: string): WorkloadCreate => ({
   type: "RENTAL",
@@ -48,15 +40,6 @@ async function running(body: WorkloadCreate): Promise<string> {
   await client.workloads.waitForStatus(w.uid, "running", { timeoutMs: 5_000 });
   return w.uid;
 }
-
-beforeAll(async () => {
-  server = await startTestServer({ provisionDelayMs: 30 });
-  client = testClient(server);
-});
-afterAll(async () => {
-  await client?.close();
-  await server?.stop();
-});
 
 describe("workloads: register, read, update, delete", () => {
   it("create registers without deploying", async () => {

@@ -5,7 +5,8 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Sandbox, SshKey, Volume, Workload, WorkloadTemplate } from "../../sdk/index.ts";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
-import { cwsStack, liveResources, testServer, type Server } from "../helpers/cws.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { cwsStack, liveResources } from "../helpers/stacks.ts";
 
 /** Chromium from Debian's package (scripts/setup.sh installs it). */
 const CHROMIUM = "/usr/bin/chromium";
@@ -47,7 +48,7 @@ function program() {
 }
 
 describe("dashboard in a real browser", () => {
-  let server: Server & { stop(): Promise<void> };
+  let server: TestServer;
   let s: OfflineStack;
   let browser: BrowserContext;
   let page: Page;
@@ -55,7 +56,7 @@ describe("dashboard in a real browser", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "cws-dashboard-"));
     // Deploys stay provisioning for 2 s, so the page can be seen catching the change.
-    server = await testServer({ provisionDelayMs: 2000 });
+    server = await startTestServer({ provisionDelayMs: 2000 });
     s = await cwsStack(server, "dashboard", program);
     browser = await chromium.launchPersistentContext(join(dir, "profile"), {
       executablePath: CHROMIUM,
@@ -68,7 +69,7 @@ describe("dashboard in a real browser", () => {
   afterAll(async () => {
     await browser?.close();
     await s?.cleanup();
-    await server?.stop();
+    await server?.close();
     if (dir) rmSync(join(dir, "profile"), { recursive: true, force: true });
   });
 

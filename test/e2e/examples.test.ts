@@ -4,7 +4,8 @@ import rentalService from "../../examples/rental-service/index.ts";
 import sandboxFleet from "../../examples/sandbox-fleet/index.ts";
 import vmAndBm from "../../examples/vm-and-bm/index.ts";
 import workloadTemplates from "../../examples/workload-templates/index.ts";
-import { cwsStack, liveResources, testServer, type Server } from "../helpers/cws.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { cwsStack, liveResources } from "../helpers/stacks.ts";
 
 const EXAMPLES: [string, PulumiFn, number][] = [
   ["rental-service", rentalService, 3],
@@ -14,11 +15,11 @@ const EXAMPLES: [string, PulumiFn, number][] = [
 ];
 
 describe("examples deploy and destroy cleanly", () => {
-  let server: Server & { stop(): Promise<void> };
+  let server: TestServer;
   beforeAll(async () => {
-    server = await testServer();
+    server = await startTestServer();
   });
-  afterAll(async () => server?.stop());
+  afterAll(async () => server?.close());
 
   for (const [name, program, resources] of EXAMPLES) {
     it(

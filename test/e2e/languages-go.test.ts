@@ -4,20 +4,21 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GO_BUILD_ENV } from "../../scripts/languages.ts";
 import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
-import { liveResources, testServer, type Server } from "../helpers/cws.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { liveResources } from "../helpers/stacks.ts";
 import { filesContaining, printedOutputs, programDir, run } from "../helpers/languages.ts";
 
 const EXAMPLE = join(REPO_ROOT, "examples", "go-vm");
 const VM_PASSWORD = "go-vm-pass-3b9f";
 
 describe("examples/go-vm through Go's Automation API", () => {
-  let server: Server & { stop(): Promise<void> };
+  let server: TestServer;
   beforeAll(async () => {
     if (!existsSync(join(REPO_ROOT, "sdk", "go", "go.mod")))
       throw new Error("sdk/go is not generated: run `npm run languages:setup`");
-    server = await testServer();
+    server = await startTestServer();
   });
-  afterAll(async () => server?.stop());
+  afterAll(async () => server?.close());
 
   it(
     "deploys a VM with a secret password, previews no changes and destroys it",

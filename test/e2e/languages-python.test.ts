@@ -4,17 +4,18 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VENV_PYTHON } from "../../scripts/languages.ts";
 import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
-import { liveResources, testServer, type Server } from "../helpers/cws.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { liveResources } from "../helpers/stacks.ts";
 import { filesContaining, printedOutputs, programDir, run } from "../helpers/languages.ts";
 
 describe("examples/python-sandbox through Python's Automation API", () => {
-  let server: Server & { stop(): Promise<void> };
+  let server: TestServer;
   beforeAll(async () => {
     if (!existsSync(VENV_PYTHON))
       throw new Error(`${VENV_PYTHON} is missing: run \`npm run languages:setup\``);
-    server = await testServer();
+    server = await startTestServer();
   });
-  afterAll(async () => server?.stop());
+  afterAll(async () => server?.close());
 
   it(
     "deploys a sandbox, freezes it in place, previews no changes and destroys it",

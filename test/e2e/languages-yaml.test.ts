@@ -6,7 +6,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
-import { api, liveResources, testServer, type Server } from "../helpers/cws.ts";
+import { api } from "../helpers/http.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { liveResources } from "../helpers/stacks.ts";
 import { filesContaining, programDir, run, type ProgramDir } from "../helpers/languages.ts";
 
 const EVERY_RESOURCE = join(REPO_ROOT, "test", "e2e", "fixtures", "yaml-every-resource");
@@ -23,7 +25,7 @@ async function outputs(p: ProgramDir): Promise<Record<string, unknown>> {
   return JSON.parse(await pulumi(p, "stack", "output", "--json")) as Record<string, unknown>;
 }
 
-async function configure(p: ProgramDir, server: Server, secrets: Record<string, string>): Promise<void> {
+async function configure(p: ProgramDir, server: TestServer, secrets: Record<string, string>): Promise<void> {
   await pulumi(p, "config", "set", "cws:baseUrl", server.baseUrl);
   await pulumi(p, "config", "set", "cws:org", "demo");
   await pulumi(p, "config", "set", "--secret", "cws:apiToken", "demo-token");
@@ -32,11 +34,11 @@ async function configure(p: ProgramDir, server: Server, secrets: Record<string, 
 }
 
 describe("YAML programs through `pulumi up` on a project directory", () => {
-  let server: Server & { stop(): Promise<void> };
+  let server: TestServer;
   beforeAll(async () => {
-    server = await testServer();
+    server = await startTestServer();
   });
-  afterAll(async () => server?.stop());
+  afterAll(async () => server?.close());
 
   it(
     "examples/yaml-rental: stack init, config set, up, preview with no changes, refresh, destroy",

@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SshKey, Volume, Workload } from "../../sdk/native/index.ts";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
 import { pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
-import { DEMO_TOKEN, api, failureOf, liveResources, testServer, type Server } from "../helpers/cws.ts";
+import { api, DEMO_TOKEN } from "../helpers/http.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { failureOf, liveResources } from "../helpers/stacks.ts";
 import { nativeStack } from "../helpers/native.ts";
 
 const VM_PASSWORD = "vm-import-pass-5e7a";
@@ -15,7 +17,7 @@ const PUBLIC_KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx import@cws";
 
 /** A RENTAL workload (deployed), a volume and an SSH key made through the API, as a user would have them. */
-async function madeThroughTheApi(server: Server, prefix: string) {
+async function madeThroughTheApi(server: TestServer, prefix: string) {
   const key = await api<{ uid: string }>(server, "POST", "/orgs/demo/ssh-keys", {
     name: `${prefix}-key`,
     ssh_key: PUBLIC_KEY,
@@ -38,14 +40,14 @@ async function madeThroughTheApi(server: Server, prefix: string) {
 }
 
 describe("native plugin: import and customTimeouts", () => {
-  let server: Server & { stop(): Promise<void> };
+  let server: TestServer;
   const stacks: OfflineStack[] = [];
   beforeAll(async () => {
-    server = await testServer();
+    server = await startTestServer();
   });
   afterAll(async () => {
     for (const s of stacks) await s.cleanup();
-    await server?.stop();
+    await server?.close();
   });
 
   it("adopts objects made through the API with the `import` resource option; the next preview is empty", async () => {
@@ -184,7 +186,7 @@ describe("native plugin: import and customTimeouts", () => {
   });
 
   it("honours customTimeouts: a 2 s create timeout on a 10 s deploy fails in about 2 s and keeps the workload", async () => {
-    const slow = await testServer({ provisionDelayMs: 10_000 });
+    const slow = await startTestServer({ provisionDelayMs: 10_000 });
     try {
       const s = await nativeStack(slow, "native-timeouts", async () => {
         const w = new Workload(
@@ -220,7 +222,7 @@ describe("native plugin: import and customTimeouts", () => {
       const live = await liveResources(slow);
       expect(live.workloads.map((w) => w.uid)).toContain(kept!.id);
     } finally {
-      await slow.stop();
+      await slow.close();
     }
   });
 });

@@ -9,7 +9,9 @@ import {
   getSandboxTemplates,
 } from "../../sdk/native/index.ts";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
-import { api, liveResources, stateAsStored, testServer, type Server } from "../helpers/cws.ts";
+import { api } from "../helpers/http.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { liveResources, stateAsStored } from "../helpers/stacks.ts";
 import { events, nativeStack } from "../helpers/native.ts";
 
 const PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx e2e@cws";
@@ -62,16 +64,16 @@ function program() {
 }
 
 describe("native plugin: every kind through pulumi-resource-cws", () => {
-  let server: Server & { stop(): Promise<void> };
+  let server: TestServer;
   let s: OfflineStack;
   beforeAll(async () => {
     // Deploys take long enough that the update's wait for running is always seen on the line.
-    server = await testServer({ provisionDelayMs: 1500 });
+    server = await startTestServer({ provisionDelayMs: 1500 });
     s = await nativeStack(server, "native-kinds", program);
   });
   afterAll(async () => {
     await s?.cleanup();
-    await server?.stop();
+    await server?.close();
   });
 
   it("creates every kind as cws:index resources, answers a lookup, then previews no changes", async () => {

@@ -20,7 +20,7 @@ import { delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PASSPHRASE } from "../../scripts/offline-stack.ts";
 import { REPO_ROOT, pulumiRoot, pulumiVersion } from "../../scripts/pulumi-toolchain.ts";
-import { DEMO_TOKEN } from "../helpers/cws.ts";
+import { DEMO_TOKEN } from "../helpers/http.ts";
 
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
 const LOWEST_NODE = /^>=(\d+\.\d+\.\d+)$/.exec(pkg.engines.node)?.[1];

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
-import { admin, api, cwsStack, failureOf, liveResources, type Server, testServer } from "../helpers/cws.ts";
+import { admin, api } from "../helpers/http.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { cwsStack, failureOf, liveResources } from "../helpers/stacks.ts";
 import { FRONT_ENDS } from "./front-ends.ts";
 
 const PUBLIC_KEY =
@@ -11,14 +13,14 @@ const STEP_MS = 240_000;
 
 describe.each(FRONT_ENDS)("provider: adoption, lookups, failures ($name front end)", (fe) => {
   const { SshKey, Volume, Workload } = fe.sdk;
-  let server: Server & { stop(): Promise<void> };
+  let server: TestServer;
   const stacks: OfflineStack[] = [];
   beforeAll(async () => {
-    server = await testServer();
+    server = await startTestServer();
   }, STEP_MS);
   afterAll(async () => {
     for (const s of stacks) await s.cleanup();
-    await server?.stop();
+    await server?.close();
   }, STEP_MS);
   const stack = async (name: string, program: () => Promise<Record<string, unknown>>) => {
     const s = await cwsStack(server, `${name}-${fe.name}`, program, {}, fe.env);

@@ -5,8 +5,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
-import { sshKey } from "../client/helpers.ts";
-import { admin, cwsStack, liveResources, testServer, type Server } from "../helpers/cws.ts";
+import { admin } from "../helpers/http.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { sshKey } from "../helpers/ssh-keys.ts";
+import { cwsStack, liveResources } from "../helpers/stacks.ts";
 import { FRONT_ENDS } from "./front-ends.ts";
 
 const SCENARIO_MS = 600_000;
@@ -19,7 +21,7 @@ async function trackedUids(s: OfflineStack): Promise<Set<string>> {
 }
 
 /** Live objects of the org that no stack tracks, and names held by more than one live object. */
-async function audit(server: Server, stacks: OfflineStack[]) {
+async function audit(server: TestServer, stacks: OfflineStack[]) {
   const live = await liveResources(server);
   const tracked = new Set<string>();
   for (const s of stacks) for (const id of await trackedUids(s)) tracked.add(id);
@@ -40,14 +42,14 @@ async function audit(server: Server, stacks: OfflineStack[]) {
 }
 
 describe.each(FRONT_ENDS)("provider under faults ($name front end)", (fe) => {
-  let server: Server & { stop(): Promise<void> };
+  let server: TestServer;
   const stacks: OfflineStack[] = [];
   beforeEach(async () => {
-    server = await testServer({ provisionDelayMs: 20 });
+    server = await startTestServer({ provisionDelayMs: 20 });
   });
   afterEach(async () => {
     for (const s of stacks.splice(0)) await s.cleanup();
-    await server?.stop();
+    await server?.close();
   });
 
   it(

@@ -3,23 +3,20 @@
  * one up, API-side drift of every resource (and a workload put in `error`) shown by one refresh
  * and undone by one up, a replacement of an adopted resource refused at preview, every removable
  * input removed in one up and cleared on the service, then replacement, loss and destroy.
+ *
+ * One file of over 400 lines on purpose: it is one scenario list, run in order for each front end,
+ * each step building on the stack and state the ones before it left; split, the steps would have
+ * to build that stack again, or depend on the order of files.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxTemplate, SshKey, Volume, Workload, WorkloadTemplate } from "../../api/index.ts";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
-import { sshKey } from "../client/helpers.ts";
-import {
-  admin,
-  api,
-  cwsStack,
-  failureOf,
-  liveResources,
-  stateAsStored,
-  testServer,
-  type Server,
-} from "../helpers/cws.ts";
+import { admin, api } from "../helpers/http.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { sshKey } from "../helpers/ssh-keys.ts";
+import { cwsStack, failureOf, liveResources, stateAsStored } from "../helpers/stacks.ts";
 import { FRONT_ENDS, type FrontEnd } from "./front-ends.ts";
 
 const PW = ["registry-pass-a1b2c3", "registry-pass-d4e5f6"];
@@ -144,7 +141,7 @@ function opsOf(events: EngineEvent[]): Record<string, string> {
 }
 
 describe.each(FRONT_ENDS)("provider matrix ($name front end)", (fe) => {
-  let server: Server & { stop(): Promise<void> };
+  let server: TestServer;
   let s: OfflineStack;
   let uid: Record<string, string> = {};
   const get = <T>(path: string) => api<T>(server, "GET", `/orgs/demo${path}`);
@@ -152,7 +149,7 @@ describe.each(FRONT_ENDS)("provider matrix ($name front end)", (fe) => {
 
   beforeAll(async () => {
     Object.assign(p, { phase: "first", adoptedKey: KEYS[2]!, webResource: "gpu-rental-small" });
-    server = await testServer({ provisionDelayMs: 20 });
+    server = await startTestServer({ provisionDelayMs: 20 });
     const existing = await api<SshKey>(server, "POST", "/orgs/demo/ssh-keys", {
       name: "mx-adopted",
       ssh_key: KEYS[2],
@@ -162,7 +159,7 @@ describe.each(FRONT_ENDS)("provider matrix ($name front end)", (fe) => {
   }, STEP_MS);
   afterAll(async () => {
     await s?.cleanup();
-    await server?.stop();
+    await server?.close();
   }, STEP_MS);
 
   /** The service holds what the "first" or "changed" program says. */

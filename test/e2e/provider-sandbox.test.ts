@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
-import { api, cwsStack, liveResources, testServer, type Server } from "../helpers/cws.ts";
+import { api } from "../helpers/http.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { cwsStack, liveResources } from "../helpers/stacks.ts";
 import { FRONT_ENDS, type FrontEnd } from "./front-ends.ts";
 
 const params = {
@@ -31,17 +33,17 @@ function program(fe: FrontEnd) {
 }
 
 type Exec = { stdout: string; code: number };
-const exec = (server: Server, uid: string, cmd: string) =>
+const exec = (server: TestServer, uid: string, cmd: string) =>
   api<Exec>(server, "POST", `/orgs/demo/workloads/${uid}/exec`, { cmd });
 
 /** Each step runs a few engine operations; a loaded 2-core machine needs minutes for some. */
 const STEP_MS = 240_000;
 
 describe.each(FRONT_ENDS)("provider: sandboxes ($name front end)", (fe) => {
-  let server: Server & { stop(): Promise<void> };
+  let server: TestServer;
   let s: OfflineStack;
   beforeAll(async () => {
-    server = await testServer();
+    server = await startTestServer();
     Object.assign(params, {
       name: "box",
       template: "tpl-ubuntu-headless",
@@ -53,7 +55,7 @@ describe.each(FRONT_ENDS)("provider: sandboxes ($name front end)", (fe) => {
   }, STEP_MS);
   afterAll(async () => {
     await s?.cleanup();
-    await server?.stop();
+    await server?.close();
   }, STEP_MS);
 
   it(

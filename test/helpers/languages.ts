@@ -8,7 +8,8 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, stat
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineEnv } from "../../scripts/offline-stack.ts";
-import { DEMO_TOKEN, type Server } from "./cws.ts";
+import { DEMO_TOKEN } from "./http.ts";
+import type { TestServer as Server } from "./server.ts";
 import { NATIVE_ENV } from "./native.ts";
 
 export interface ProgramDir {

@@ -3,7 +3,8 @@ import type { ConfigMap, EngineEvent, PulumiFn } from "@pulumi/pulumi/automation
 import { delimiter, dirname, join } from "node:path";
 import { offlineStack, type OfflineStack } from "../../scripts/offline-stack.ts";
 import { REPO_ROOT, pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
-import { stackConfig, type Server } from "./cws.ts";
+import type { TestServer as Server } from "./server.ts";
+import { stackConfig } from "./stacks.ts";
 
 /** PATH with this Node, the plugin launcher (bin/) and the Pulumi CLI's bin/. */
 export const NATIVE_ENV: Record<string, string> = {

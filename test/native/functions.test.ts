@@ -8,17 +8,18 @@ import {
   getWorkloadTemplates,
   lookup,
 } from "../../provider/functions.ts";
-import { DEMO_TOKEN, testServer, type Server } from "../helpers/cws.ts";
+import { DEMO_TOKEN } from "../helpers/http.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 describe("lookups (functions) over the client", () => {
-  let server: Server & { stop(): Promise<void> };
+  let server: TestServer;
   let client: CwsClient;
   beforeAll(async () => {
-    server = await testServer();
+    server = await startTestServer();
     client = new CwsClient({ baseUrl: server.baseUrl, org: "demo", token: DEMO_TOKEN });
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
   });
 
   it("filters sandbox templates by status, kind and name, camelCase like the resources", async () => {

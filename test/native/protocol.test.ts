@@ -5,7 +5,9 @@ import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CwsPlugin, serve } from "../../provider/native/server.ts";
 import { SIG_KEY, encode, secret } from "../../provider/native/values.ts";
-import { DEMO_TOKEN, liveResources, testServer } from "../helpers/cws.ts";
+import { DEMO_TOKEN } from "../helpers/http.ts";
+import { startTestServer } from "../helpers/server.ts";
+import { liveResources } from "../helpers/stacks.ts";
 
 const URN = (type: string, name: string) => `urn:pulumi:dev::proj::cws:index:${type}::${name}`;
 const Kind = providerPb.PropertyDiff.Kind;
@@ -127,7 +129,7 @@ describe("native plugin protocol (in-process gRPC)", () => {
   });
 
   it("Cancel stops a create that waits for running, promptly, and the workload stays on the service", async () => {
-    const slow = await testServer({ provisionDelayMs: 30_000 });
+    const slow = await startTestServer({ provisionDelayMs: 30_000 });
     try {
       const configure = new providerPb.ConfigureRequest();
       configure.setArgs(encode({ baseUrl: slow.baseUrl, org: "demo", apiToken: DEMO_TOKEN }));
@@ -151,7 +153,7 @@ describe("native plugin protocol (in-process gRPC)", () => {
       expect(waited).toBeLessThan(5_000);
       expect((await liveResources(slow)).workloads.map((w) => w.name)).toContain("slow");
     } finally {
-      await slow.stop();
+      await slow.close();
     }
   });
 });

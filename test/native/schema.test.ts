@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RESOURCES } from "../../provider/registry.ts";
-import { WORKLOAD_INPUTS } from "../../provider/workload.ts";
+import { WORKLOAD_INPUTS } from "../../api/property-names.ts";
 import { generatedSchema } from "../../scripts/gen-schema.ts";
 import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
 

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
+  SANDBOX_SERVICE_INPUTS,
   WORKLOAD_FIELD_NAMES,
   changeOf,
   createAccepts,
@@ -9,7 +10,7 @@ import {
   type FieldChange,
   type WorkloadFieldName,
 } from "../../api/index.ts";
-import { snakeToCamel } from "../../provider/wire.ts";
+import { RENAMED, serviceField, snakeToCamel } from "../../provider/wire.ts";
 
 const DOC = readFileSync(new URL("../../docs/resources.md", import.meta.url), "utf8");
 
@@ -60,17 +61,9 @@ describe("docs/resources.md agrees with WORKLOAD_FIELDS", () => {
 
   it("Sandbox: every input that stands for a service field", () => {
     const rows = table("## Sandbox");
-    const inputs: Record<string, WorkloadFieldName> = {
-      name: "name",
-      template: "image",
-      resourceName: "resource_name",
-      projectId: "project_id",
-      sshKeys: "ssh_keys",
-      ports: "ports",
-      ttlSec: "sandbox_config",
-      idleTimeoutSec: "sandbox_config",
-    };
-    for (const [input, f] of Object.entries(inputs)) {
+    for (const input of SANDBOX_SERVICE_INPUTS) {
+      // The service field the input is sent in (wire.ts): template is image, ttlSec is in sandbox_config.
+      const f = serviceField(input, RENAMED.Sandbox) as WorkloadFieldName;
       expect(rows.get(input)?.["Applied by"], `change of ${input}`).toBe(LABEL[changeOf("SANDBOX", f)]);
     }
   });

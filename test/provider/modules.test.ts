@@ -7,17 +7,18 @@ import type { Workload as WireWorkload } from "../../api/index.ts";
 import { CwsClient } from "../../client/index.ts";
 import { RESOURCES } from "../../provider/registry.ts";
 import type { Context, Props } from "../../provider/resource.ts";
-import { admin, api, testServer, type Server } from "../helpers/cws.ts";
+import { admin, api } from "../helpers/http.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 const { Workload, Sandbox, SshKey } = RESOURCES as Required<typeof RESOURCES>;
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx mod@cws";
 
-let server: Server & { stop(): Promise<void> };
+let server: TestServer;
 let ctx: Context;
 const logs: string[] = [];
 
 beforeAll(async () => {
-  server = await testServer({ provisionDelayMs: 20 });
+  server = await startTestServer({ provisionDelayMs: 20 });
   ctx = {
     client: new CwsClient({ baseUrl: server.baseUrl, org: "demo", token: "demo-token" }),
     log: (m) => logs.push(m),
@@ -25,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await ctx?.client.close();
-  await server?.stop();
+  await server?.close();
 });
 
 const get = (uid: string) => api<WireWorkload>(server, "GET", `/orgs/demo/workloads/${uid}`);

@@ -1,29 +1,11 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  adminCall,
-  call,
-  create,
-  expectError,
-  PUBLIC_KEY,
-  rental,
-  sshKey,
-  start,
-  waitForStatus,
-  type TestServer,
-} from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { adminCall, call, expectError } from "../helpers/http.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { create, createSshKey, createVolume, PUBLIC_KEY, rental, waitForStatus } from "./fixtures.ts";
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await start({ adminToken: "adm" });
-});
-afterAll(async () => {
-  await s?.close();
-});
-beforeEach(async () => {
-  await adminCall(s, "POST", "/reset", undefined, "adm");
-  await adminCall(s, "DELETE", "/faults", undefined, "adm");
-});
+// Each test starts from the seed, with no fault injected (reset drops them too).
+const s = useTestServer({ adminToken: "adm", each: "reset" });
 const A = (m: string, p: string, b?: unknown) => adminCall(s, m, p, b, "adm");
 const keyBody = (name: string) => ({ name, ssh_key: PUBLIC_KEY });
 
@@ -38,14 +20,8 @@ describe("admin API", () => {
     const w = await create(s, rental());
     const gone = await create(s, rental({ name: "gone" }));
     await call(s, "DELETE", `/orgs/demo/workloads/${gone.uid}`);
-    const key = await sshKey(s);
-    const vol = (
-      await call(s, "POST", "/orgs/demo/volumes", {
-        name: "v",
-        size_in_mb: 1,
-        resource_name: "gpu-rental-small",
-      })
-    ).body.uid;
+    const key = await createSshKey(s);
+    const vol = await createVolume(s, "v", 1);
     const tpl = (
       await call(s, "POST", "/orgs/demo/templates", {
         name: "t",

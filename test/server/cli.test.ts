@@ -1,4 +1,4 @@
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createServer, type AddressInfo } from "node:net";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,9 +7,11 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inspect, type InspectCommand } from "../../server/cli/inspect.ts";
-import { DEFAULT_SEED, startServer, type Seed } from "../../server/index.ts";
+import { DEFAULT_SEED, type Seed } from "../../server/index.ts";
+import { call as callApi } from "../helpers/http.ts";
+import { startTestServer, useTestServer } from "../helpers/server.ts";
+import { rental } from "./fixtures.ts";
 
-const CLI = fileURLToPath(new URL("../../server/cli.ts", import.meta.url));
 const BIN = fileURLToPath(new URL("../../bin/cws", import.meta.url));
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx t@cws";
 
@@ -42,23 +44,17 @@ async function bin(args: string[]) {
 }
 
 describe("cws commands next to Pulumi", () => {
-  let server: Awaited<ReturnType<typeof startServer>>;
+  const server = useTestServer({ provisionDelayMs: 10, adminToken: "secret-admin" });
   let dir: string;
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${server.baseUrl}${path}`, {
-      method,
-      headers: { authorization: "Bearer demo-token", "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    expect(res.ok, `${method} ${path}`).toBe(true);
-    return (await res.json()) as { uid: string };
+    const res = await callApi<{ uid: string }>(server, method, path, body);
+    expect(res.status >= 200 && res.status < 300, `${method} ${path}`).toBe(true);
+    return res.body;
   };
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "cws-cli-"));
-    server = await startServer({ port: 0, provisionDelayMs: 10, adminToken: "secret-admin" });
   });
-  afterAll(async () => {
-    await server?.close();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -67,14 +63,7 @@ describe("cws commands next to Pulumi", () => {
     expect((await cws(["resources", ...target])).stdout).toBe("nothing alive in any org (demo, other)\n");
 
     const key = await call("POST", "/orgs/demo/ssh-keys", { name: "deploy", ssh_key: KEY });
-    const web = await call("POST", "/orgs/demo/workloads", {
-      type: "RENTAL",
-      name: "web",
-      image: "nginx:1.27",
-      resource_name: "gpu-rental-small",
-      ports: [{ port: 8080 }],
-      ssh_keys: [key.uid],
-    });
+    const web = await call("POST", "/orgs/demo/workloads", rental({ ssh_keys: [key.uid] }));
     await call("POST", `/orgs/demo/workloads/${web.uid}/deploy`);
     await call("POST", "/orgs/demo/volumes", {
       name: "data",
@@ -156,7 +145,7 @@ describe("cws commands next to Pulumi", () => {
 
     // A seeded data dir wins over --seed: that is what serve would use.
     const dataDir = join(dir, "data");
-    const s = await startServer({ port: 0, dataDir, seed: custom });
+    const s = await startTestServer({ dataDir, seed: custom });
     await s.close();
     const stored = await cws(["seed", "--print", "--data-dir", dataDir, "--seed", "/nonexistent.json"]);
     expect(stored.stdout).toContain(`Seed: the database in ${dataDir}`);
@@ -171,22 +160,16 @@ describe("cws commands next to Pulumi", () => {
   });
 
   it("serve still starts, answers and stops on SIGTERM", async () => {
-    const child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--quiet"], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    const url = await new Promise<string>((resolve, reject) => {
-      let err = "";
-      child.stderr.on("data", (d: Buffer) => {
-        err += d.toString();
-        const m = /listening on (http:\/\/\S+\/v3)/.exec(err);
-        if (m) resolve(m[1]!);
-      });
-      child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-    });
-    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: "ok" });
-    expect((await fetch(url.replace(/\/v3$/, "/"))).headers.get("content-type")).toContain("text/html");
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-    child.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    const served = await startTestServer({ subprocess: true });
+    try {
+      const url = served.baseUrl;
+      expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: "ok" });
+      expect((await fetch(url.replace(/\/v3$/, "/"))).headers.get("content-type")).toContain("text/html");
+      const exited = new Promise<number | null>((resolve) => served.process.on("exit", resolve));
+      served.process.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    } finally {
+      await served.close();
+    }
   });
 });

@@ -1,38 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { request } from "../helpers/http.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { deployed, rental } from "./fixtures.ts";
 
 describe("dashboard: page and JSON access", () => {
-  let server: TestServer;
+  const server = useTestServer({ provisionDelayMs: 10, adminToken: "admin-secret" });
   let uid: string;
   const get = (path: string, token?: string) =>
-    fetch(`${server.origin}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    request(`${server.origin}${path}`, "GET", undefined, { token });
   beforeAll(async () => {
-    server = await startTestServer({ provisionDelayMs: 10, adminToken: "admin-secret" });
-    const res = await fetch(`${server.baseUrl}/orgs/demo/workloads`, {
-      method: "POST",
-      headers: { authorization: "Bearer demo-token", "content-type": "application/json" },
-      body: JSON.stringify({
-        type: "RENTAL",
-        name: "web",
-        image: "nginx:1.27",
-        resource_name: "gpu-rental-small",
-        ports: [{ port: 8080 }],
-      }),
-    });
-    uid = ((await res.json()) as { uid: string }).uid;
-    await fetch(`${server.baseUrl}/orgs/demo/workloads/${uid}/deploy`, {
-      method: "POST",
-      headers: { authorization: "Bearer demo-token" },
-    });
-    await new Promise((r) => setTimeout(r, 100));
+    uid = (await deployed(server, rental())).uid;
   });
-  afterAll(async () => server?.close());
 
   it("serves the page without data, under a strict content security policy", async () => {
     const page = await get("/");
     expect(page.status).toBe(200);
     expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
-    const html = await page.text();
+    const html = page.text;
     expect(html).not.toContain("demo-token");
     expect(html).not.toMatch(/<script>[^<]/); // no inline script
     expect((await get("/dashboard/app.js")).headers.get("content-type")).toContain("text/javascript");
@@ -43,17 +27,17 @@ describe("dashboard: page and JSON access", () => {
   it("answers only to the admin token (every org) or an org's token (that org)", async () => {
     expect((await get("/dashboard/api/orgs/demo")).status).toBe(401);
     expect((await get("/dashboard/api/orgs/demo", "admin-token")).status).toBe(401);
-    expect(await (await get("/dashboard/api/session", "admin-secret")).json()).toEqual({
+    expect((await get("/dashboard/api/session", "admin-secret")).body).toEqual({
       role: "admin",
       orgs: ["demo", "other"],
     });
-    expect(await (await get("/dashboard/api/session", "other-token")).json()).toEqual({
+    expect((await get("/dashboard/api/session", "other-token")).body).toEqual({
       role: "org",
       orgs: ["other"],
     });
     const cross = await get("/dashboard/api/orgs/demo", "other-token");
     expect(cross.status).toBe(403);
-    expect(((await cross.json()) as { reason: string }).reason).toBe("FORBIDDEN");
+    expect(cross.body.reason).toBe("FORBIDDEN");
     expect((await get(`/dashboard/api/orgs/demo/workloads/${uid}/events`, "other-token")).status).toBe(403);
     // Another org's workload is not found inside one's own org.
     expect((await get(`/dashboard/api/orgs/other/workloads/${uid}/logs`, "other-token")).status).toBe(404);
@@ -61,7 +45,7 @@ describe("dashboard: page and JSON access", () => {
 
   it("shows an org's workloads with status, cost and URLs, and a workload's events and logs", async () => {
     for (const token of ["demo-token", "admin-secret"]) {
-      const o = (await (await get("/dashboard/api/orgs/demo", token)).json()) as {
+      const o = (await get("/dashboard/api/orgs/demo", token)).body as {
         workloads: {
           uid: string;
           cost_per_hour: number;
@@ -78,15 +62,13 @@ describe("dashboard: page and JSON access", () => {
           }),
         }),
       ]);
-      const events = (await (
-        await get(`/dashboard/api/orgs/demo/workloads/${uid}/events`, token)
-      ).json()) as {
+      const events = (await get(`/dashboard/api/orgs/demo/workloads/${uid}/events`, token)).body as {
         items: { event_type: string; new_status: string | null }[];
       };
       expect(events.items.map((e) => e.new_status)).toEqual(["registered", "provisioning", "running"]);
       const logs = await get(`/dashboard/api/orgs/demo/workloads/${uid}/logs`, token);
       expect(logs.headers.get("content-type")).toContain("text/plain");
-      expect(await logs.text()).toContain("listening on 0.0.0.0:8080/tcp");
+      expect(logs.text).toContain("listening on 0.0.0.0:8080/tcp");
     }
   });
 });

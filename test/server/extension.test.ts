@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { ApiError, NEXT, type ServerContext } from "../../server/index.ts";
-import {
-  adminCall,
-  call,
-  create,
-  expectError,
-  rental,
-  start,
-  waitForStatus,
-  type TestServer,
-} from "./helpers.ts";
+import { adminCall, call, expectError } from "../helpers/http.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { create, rental, waitForStatus } from "./fixtures.ts";
 
 /** A stand-in sandbox module, plugged in the way server/routes/sandboxes.ts will be. */
 const calls: string[] = [];
@@ -59,13 +52,7 @@ function fakeSandboxModule(ctx: ServerContext): void {
   });
 }
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await start({ extensions: [fakeSandboxModule] });
-});
-afterAll(async () => {
-  await s?.close();
-});
+const s = useTestServer({ extensions: [fakeSandboxModule] });
 
 const sandbox = { type: "SANDBOX", name: "box", image: "tpl-ubuntu-headless" };
 

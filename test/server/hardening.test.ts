@@ -3,16 +3,17 @@
 // case answers a clean 4xx with {error, reason} (or works), never a 5xx, an empty body,
 // a silent hang, or an action on the wrong resource.
 
-import { fork, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer } from "../../server/index.ts";
+import { beforeAll, describe, expect, it } from "vitest";
 import { Store } from "../../server/store.ts";
-import { call, create, expectError, PUBLIC_KEY, rental, start, vm, type TestServer } from "./helpers.ts";
-import { deploySandbox, sb, sh, startSandboxServer, type SandboxServer } from "./sandbox/helpers.ts";
+import { call, expectError } from "../helpers/http.ts";
+import { startTestServer, useTestServer } from "../helpers/server.ts";
+import { create, PUBLIC_KEY, rental, vm } from "./fixtures.ts";
+import { deploySandbox, sb, sh } from "./sandbox/fixtures.ts";
 
 interface RawRes {
   status: number;
@@ -59,11 +60,7 @@ function expectJsonError(r: RawRes, status: number, reason?: string): any {
 const AUTH = "Authorization: Bearer demo-token\r\n";
 
 describe("routing and protocol errors", () => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await start();
-  });
-  afterAll(() => s.close());
+  const s = useTestServer();
 
   it("DELETE .../ssh-keys/%2e%2e is refused and does not delete the workload", async () => {
     const w = await create(s, rental());
@@ -194,7 +191,7 @@ describe("secrets and exposure", () => {
     const parent = fs.mkdtempSync(path.join(os.tmpdir(), "cws-data-"));
     const dataDir = path.join(parent, "data");
     try {
-      const s = await start({ dataDir });
+      const s = await startTestServer({ dataDir });
       await create(s, vm({ vm_config: { password: "hunter2-vm-password" } }));
       await create(
         s,
@@ -213,7 +210,7 @@ describe("secrets and exposure", () => {
         expect(db.includes(secret) || wal.includes(secret), secret).toBe(false);
       }
       // The same key reads them back (a restart keeps working) ...
-      const s2 = await start({ dataDir });
+      const s2 = await startTestServer({ dataDir });
       expect((await call(s2, "GET", "/orgs/demo/workloads")).body.items.length).toBe(2);
       await s2.close();
       // ... another key cannot.
@@ -225,20 +222,19 @@ describe("secrets and exposure", () => {
   });
 
   it("a non-loopback host refuses the built-in tokens unless told otherwise", async () => {
-    await expect(startServer({ host: "0.0.0.0", port: 0 })).rejects.toThrow(
+    await expect(startTestServer({ host: "0.0.0.0" })).rejects.toThrow(
       /demo API tokens.*--seed.*admin token.*--allow-demo-tokens/s,
     );
-    const ok = await startServer({ host: "0.0.0.0", port: 0, allowDemoTokens: true });
+    const ok = await startTestServer({ host: "0.0.0.0", allowDemoTokens: true });
     await ok.close();
-    const seeded = await startServer({
+    const seeded = await startTestServer({
       host: "0.0.0.0",
-      port: 0,
       adminToken: "a-long-admin-secret",
       seed: { orgs: [{ slug: "acme", tokens: ["acme-secret-token"], credits: 10 }] } as any,
     }).catch((e: Error) => e);
     if (seeded instanceof Error) expect(seeded.message).not.toMatch(/demo API tokens|admin token/);
     else await seeded.close();
-    const loop = await startServer({ host: "127.0.0.1", port: 0 });
+    const loop = await startTestServer({ host: "127.0.0.1" });
     await loop.close();
   });
 
@@ -258,16 +254,13 @@ describe("secrets and exposure", () => {
 });
 
 describe("files and terminals of a real sandbox", () => {
-  let ss: SandboxServer;
+  const s = useTestServer();
   let uid: string;
   beforeAll(async () => {
-    ss = await startSandboxServer();
-    uid = await deploySandbox(ss.s);
+    uid = await deploySandbox(s);
   });
-  afterAll(() => ss?.stop());
 
   it("client mistakes in the files API are 4xx with a reason, not 502", async () => {
-    const s = ss.s;
     expect(
       (await call(s, "PUT", sb(uid, "files"), { path: "/workspace/plain", content_b64: "eA==" })).status,
     ).toBe(204);
@@ -290,22 +283,17 @@ describe("files and terminals of a real sandbox", () => {
 
   it("a 64 MiB upload and download hold about one copy of the file in the server", async () => {
     // The server in a child process, so that its peak resident memory is its own.
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), "cws-mem-"));
-    const child = fork(path.join(import.meta.dirname, "server-process.ts"), [root], { stdio: "inherit" });
+    const served = await startTestServer({ subprocess: true });
     try {
-      const port = await new Promise<number>((resolve, reject) => {
-        child.on("message", (m: any) => m?.port && resolve(m.port));
-        child.on("exit", (c) => reject(new Error(`server exited ${c}`)));
-      });
-      const origin = `http://127.0.0.1:${port}`;
-      const s = { baseUrl: `${origin}/v3`, origin, port } as TestServer;
-      const id = await deploySandbox(s);
+      const id = await deploySandbox(served);
       const status = (k: string) =>
         Number(
-          new RegExp(`${k}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${child.pid}/status`, "utf8"))![1],
+          new RegExp(`${k}:\\s+(\\d+) kB`).exec(
+            fs.readFileSync(`/proc/${served.process.pid}/status`, "utf8"),
+          )![1],
         ) * 1024;
       const peakDuring = async (fn: () => Promise<void>): Promise<number> => {
-        fs.writeFileSync(`/proc/${child.pid}/clear_refs`, "5"); // resets the peak (VmHWM)
+        fs.writeFileSync(`/proc/${served.process.pid}/clear_refs`, "5"); // resets the peak (VmHWM)
         const before = status("VmRSS");
         await fn();
         return status("VmHWM") - before;
@@ -316,17 +304,17 @@ describe("files and terminals of a real sandbox", () => {
       data.write("tail", data.length - 4);
       const body = JSON.stringify({ path: "/workspace/big.bin", content_b64: data.toString("base64") });
       const up = await peakDuring(async () => {
-        const put = await call(s, "PUT", sb(id, "files"), undefined, {
+        const put = await call(served, "PUT", sb(id, "files"), undefined, {
           raw: body,
           headers: { "content-type": "application/json" },
         });
         expect(put.status, put.text).toBe(204);
       });
       expect(up).toBeLessThan(2 * data.length);
-      expect((await sh(s, id, "stat -c %s /workspace/big.bin")).trim()).toBe(String(data.length));
+      expect((await sh(served, id, "stat -c %s /workspace/big.bin")).trim()).toBe(String(data.length));
       let text = "";
       const down = await peakDuring(async () => {
-        const got = await call(s, "GET", `${sb(id, "files")}?path=/workspace/big.bin`);
+        const got = await call(served, "GET", `${sb(id, "files")}?path=/workspace/big.bin`);
         expect(got.status).toBe(200);
         text = got.text;
       });
@@ -334,22 +322,20 @@ describe("files and terminals of a real sandbox", () => {
       expect(Buffer.from(JSON.parse(text).content_b64, "base64").equals(data)).toBe(true);
       const pagemap = await peakDuring(async () => {
         const rs = await Promise.all(
-          [1, 2, 3, 4].map(() => call(s, "GET", `${sb(id, "files")}?path=/proc/self/pagemap`)),
+          [1, 2, 3, 4].map(() => call(served, "GET", `${sb(id, "files")}?path=/proc/self/pagemap`)),
         );
         for (const r of rs) expectError(r, 400, "WORKLOAD_SANDBOX_PATH_INVALID");
       });
       expect(pagemap).toBeLessThan(16 * MiB);
     } finally {
-      child.send("exit");
-      await new Promise((r) => child.once("exit", r));
-      fs.rmSync(root, { recursive: true, force: true });
+      await served.close();
     }
   });
 
   it("opening a terminal while the sandbox is being deleted is not a 500", async () => {
-    const other = await deploySandbox(ss.s);
-    const opens = [1, 2, 3].map(() => call(ss.s, "POST", sb(other, "terminals"), {}));
-    const del = call(ss.s, "DELETE", sb(other));
+    const other = await deploySandbox(s);
+    const opens = [1, 2, 3].map(() => call(s, "POST", sb(other, "terminals"), {}));
+    const del = call(s, "DELETE", sb(other));
     for (const r of await Promise.all(opens)) {
       expect(r.status, r.text).toBeLessThan(500);
       if (r.status >= 400) expect(typeof r.body.reason).toBe("string");

@@ -1,16 +1,12 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REASONS } from "../../api/index.ts";
-import { call, create, expectError, rental, start, type TestServer } from "./helpers.ts";
+import { call, expectError } from "../helpers/http.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { create, rental } from "./fixtures.ts";
 
-let s: TestServer;
 const lines: string[] = [];
-beforeAll(async () => {
-  s = await start({ log: (l) => lines.push(l) });
-});
-afterAll(async () => {
-  await s?.close();
-});
+const s = useTestServer({ log: (l) => lines.push(l) });
 
 describe("HTTP surface", () => {
   it("serves health, readiness and version without auth, under /v3 and at the root", async () => {

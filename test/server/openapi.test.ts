@@ -3,23 +3,20 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 type SpecData = Record<string, unknown>;
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { OpenApiDocument, OpenApiOperation } from "../../server/openapi/document.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-
-type Server = TestServer;
-const DEMO = { authorization: "Bearer demo-token" };
+import { call } from "../helpers/http.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { rental } from "./fixtures.ts";
 
 describe("OpenAPI document", () => {
-  let server: Server;
+  const server = useTestServer();
   let doc: OpenApiDocument;
   beforeAll(async () => {
-    server = await startTestServer();
-    const res = await fetch(`${server.baseUrl}/openapi.json`);
+    const res = await call<OpenApiDocument>(server, "GET", "/openapi.json");
     expect(res.status).toBe(200);
-    doc = (await res.json()) as OpenApiDocument;
+    doc = res.body;
   });
-  afterAll(async () => server?.close());
 
   const operations = () =>
     Object.entries(doc.paths).flatMap(([path, methods]) =>
@@ -135,21 +132,9 @@ describe("OpenAPI document", () => {
     return ajv.compile(rewritten);
   }
 
-  async function call(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${server.baseUrl}${path}`, {
-      method,
-      headers: { ...DEMO, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return {
-      status: res.status,
-      body: (res.status === 204 ? undefined : await res.json()) as { uid: string; reason: string },
-    };
-  }
-
   it("describes what the server really answers, successes and errors", async () => {
     const check = async (method: string, template: string, path: string, body?: unknown) => {
-      const res = await call(method, path, body);
+      const res = await call<{ uid: string; reason: string }>(server, method, path, body);
       const validate = answerValidator(method, `/v3${template}`, res.status);
       expect(
         validate(res.body),
@@ -167,14 +152,12 @@ describe("OpenAPI document", () => {
       name: "k",
       ssh_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx t@cws",
     });
-    const created = await check("POST", "/orgs/{org}/workloads", "/orgs/demo/workloads", {
-      type: "RENTAL",
-      name: "web",
-      image: "nginx:1.27",
-      resource_name: "gpu-rental-small",
-      ports: [{ port: 8080 }],
-      ssh_keys: [key.body.uid],
-    });
+    const created = await check(
+      "POST",
+      "/orgs/{org}/workloads",
+      "/orgs/demo/workloads",
+      rental({ ssh_keys: [key.body.uid] }),
+    );
     expect(created.status).toBe(201);
     const uid = created.body.uid as string;
     await check("POST", "/orgs/{org}/workloads/{uid}/deploy", `/orgs/demo/workloads/${uid}/deploy`);

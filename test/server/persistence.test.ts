@@ -1,14 +1,19 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { DatabaseSync } from "node:sqlite";
+import { Duplex } from "node:stream";
+import { Pool } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
+import { durableResponses } from "../../server/http/durable.ts";
 import { DEFAULT_SEED } from "../../server/index.ts";
-import { call, create, rental, start, sshKey, waitForStatus } from "./helpers.ts";
+import { Store } from "../../server/store.ts";
+import { call, expectError, type ApiServer } from "../helpers/http.ts";
+import { startTestServer } from "../helpers/server.ts";
+import { create, createSshKey, createVolume, rental, waitForStatus } from "./fixtures.ts";
 
-const CLI = fileURLToPath(new URL("../../server/cli.ts", import.meta.url));
 const dirs: string[] = [];
 const tmp = () => {
   const d = mkdtempSync(join(tmpdir(), "cws-data-"));
@@ -19,24 +24,45 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+const h = { authorization: "Bearer demo-token", "content-type": "application/json" };
+
+/** Every workload UID of the demo org, page by page. */
+async function allWorkloadUids(s: ApiServer): Promise<Set<string>> {
+  const uids = new Set<string>();
+  let cursor: string | null = null;
+  do {
+    const q: string = cursor ? `?limit=500&cursor=${cursor}` : "?limit=500";
+    const page = (await call(s, "GET", `/orgs/demo/workloads${q}`)).body;
+    for (const w of page.items) uids.add(w.uid);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return uids;
+}
+
+/** Runs start with the environment variables set (a child process inherits them), then restores them. */
+async function withEnv<T>(env: Record<string, string>, start: () => Promise<T>): Promise<T> {
+  const before = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    return await start();
+  } finally {
+    for (const [k, v] of Object.entries(before)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
 describe("persistence", () => {
   it("keeps state across a restart with the same data dir", async () => {
-    const dataDir = tmp();
-    const a = await start({ dataDir });
-    const key = await sshKey(a, "kept");
+    const a = await startTestServer({ dataDir: true });
+    const key = await createSshKey(a, "kept");
     const w = await create(a, rental({ ssh_keys: [key] }));
     await call(a, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
     await waitForStatus(a, w.uid, "running");
-    const vol = (
-      await call(a, "POST", "/orgs/demo/volumes", {
-        name: "v",
-        size_in_mb: 5,
-        resource_name: "gpu-rental-small",
-      })
-    ).body.uid;
-    await a.close();
+    const vol = await createVolume(a, "v", 5);
 
-    const b = await start({ dataDir });
+    const b = await a.restart();
     try {
       const g = await call(b, "GET", `/orgs/demo/workloads/${w.uid}`);
       expect(g.body).toMatchObject({ uid: w.uid, ssh_keys: [key], state: { status: "running" } });
@@ -54,12 +80,10 @@ describe("persistence", () => {
   });
 
   it("resumes provisioning after a restart: a workload left provisioning reaches running", async () => {
-    const dataDir = tmp();
-    const a = await start({ dataDir, provisionDelayMs: 400 });
+    const a = await startTestServer({ dataDir: true, provisionDelayMs: 400 });
     const w = await create(a, rental());
     await call(a, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
-    await a.close();
-    const b = await start({ dataDir, provisionDelayMs: 400 });
+    const b = await a.restart();
     try {
       expect((await call(b, "GET", `/orgs/demo/workloads/${w.uid}/state`)).body.status).toBe("provisioning");
       await waitForStatus(b, w.uid, "running");
@@ -69,46 +93,72 @@ describe("persistence", () => {
   });
 
   it("survives kill -9 of `cws serve` between requests", async () => {
-    const dataDir = tmp();
-    const serve = async (): Promise<{ proc: ChildProcess; base: string }> => {
-      const proc = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data-dir", dataDir, "--quiet"], {
-        stdio: ["ignore", "ignore", "pipe"],
-      });
-      const base = await new Promise<string>((resolve, reject) => {
-        let err = "";
-        proc.stderr!.on("data", (d: Buffer) => {
-          err += d.toString();
-          const m = /listening on (http:\/\/\S+\/v3)/.exec(err);
-          if (m) resolve(m[1]!);
-        });
-        proc.on("exit", (code) => reject(new Error(`cws serve exited ${code}: ${err}`)));
-      });
-      return { proc, base };
-    };
-    const h = { authorization: "Bearer demo-token", "content-type": "application/json" };
-    const first = await serve();
-    const created = (await (
-      await fetch(`${first.base}/orgs/demo/workloads`, {
-        method: "POST",
-        headers: h,
-        body: JSON.stringify(rental()),
-      })
-    ).json()) as any;
-    await fetch(`${first.base}/orgs/demo/workloads/${created.uid}/deploy`, { method: "POST", headers: h });
-    const exited = new Promise((r) => first.proc.on("exit", r));
-    first.proc.kill("SIGKILL");
+    const first = await startTestServer({ subprocess: true, dataDir: true });
+    const created = (await call(first, "POST", "/orgs/demo/workloads", rental())).body;
+    await call(first, "POST", `/orgs/demo/workloads/${created.uid}/deploy`);
+    const exited = new Promise((r) => first.process.on("exit", r));
+    first.process.kill("SIGKILL");
     await exited;
-    const second = await serve();
+    const second = await first.restart();
     try {
-      const g = (await (
-        await fetch(`${second.base}/orgs/demo/workloads/${created.uid}`, { headers: h })
-      ).json()) as any;
+      const g = (await call(second, "GET", `/orgs/demo/workloads/${created.uid}`)).body;
       expect(g.uid).toBe(created.uid);
       expect(["provisioning", "running"]).toContain(g.state.status);
     } finally {
-      second.proc.kill("SIGTERM");
+      await second.close();
     }
   });
+
+  it("loses no acknowledged create when `cws serve` is killed -9 amid concurrent creates", async () => {
+    // Each group commit waits 30 ms: a reply sent before its commit would leave a wide window
+    // in which the kill finds acknowledged creates not yet on disk.
+    const first = await withEnv({ CWS_COMMIT_DELAY_MS: "30" }, () =>
+      startTestServer({ subprocess: true, dataDir: true }),
+    );
+    const pool = new Pool(first.origin, { connections: 40 });
+    const acked: string[] = [];
+    let killed = false;
+    let lostInFlight = 0;
+    const exited = new Promise((r) => first.process.on("exit", r));
+    await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        for (let n = 0; !killed; n++) {
+          try {
+            const res = await pool.request({
+              method: "POST",
+              path: "/v3/orgs/demo/workloads",
+              headers: h,
+              body: JSON.stringify(rental({ name: `load-${i}-${n}` })),
+            });
+            const body = (await res.body.json()) as any;
+            if (res.statusCode !== 201)
+              throw new Error(`create answered ${res.statusCode}: ${JSON.stringify(body)}`);
+            acked.push(body.uid);
+            if (acked.length === 300) {
+              killed = true;
+              first.process.kill("SIGKILL");
+            }
+          } catch (e) {
+            if (!killed) throw e;
+            lostInFlight++;
+          }
+        }
+      }),
+    );
+    await exited;
+    await pool.destroy();
+    // The kill met requests under way: the server had work it had not answered.
+    expect(lostInFlight).toBeGreaterThan(0);
+
+    const second = await first.restart();
+    try {
+      const stored = await allWorkloadUids(second);
+      const missing = acked.filter((uid) => !stored.has(uid));
+      expect(missing).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  }, 60_000);
 
   it("starts from a seed file instead of the built-in seed", async () => {
     const dir = tmp();
@@ -117,7 +167,7 @@ describe("persistence", () => {
       file,
       JSON.stringify({ ...DEFAULT_SEED, orgs: [{ slug: "acme", tokens: ["acme-token"], credits: 3 }] }),
     );
-    const s = await start({ seed: file });
+    const s = await startTestServer({ seed: file });
     try {
       expect((await call(s, "GET", "/orgs/acme/workloads", undefined, { token: "acme-token" })).status).toBe(
         200,
@@ -127,6 +177,151 @@ describe("persistence", () => {
       await s.close();
     }
     writeFileSync(file, JSON.stringify({ orgs: [] }));
-    await expect(start({ seed: file })).rejects.toThrow(/seed file/);
+    await expect(startTestServer({ seed: file })).rejects.toThrow(/seed file/);
+  });
+});
+
+describe("group commit", () => {
+  it("commits the writes of a turn together, at its end: another connection sees them only then", async () => {
+    const dir = tmp();
+    const store = new Store(dir);
+    const other = new DatabaseSync(join(dir, "cws.sqlite"), { readOnly: true });
+    const seen = () => other.prepare("SELECT value FROM kv WHERE key = 'k'").get();
+    try {
+      store.kvSet("k", 1);
+      store.addEvent("test", "subject", { n: 1 });
+      expect(store.dirty).toBe(true);
+      expect(seen()).toBeUndefined();
+      await store.durable();
+      expect(store.dirty).toBe(false);
+      expect(seen()).toEqual({ value: "1" });
+    } finally {
+      other.close();
+      store.close();
+    }
+  });
+
+  it("rolls back a failed transaction alone; the writes around it in the same turn land", async () => {
+    const store = new Store();
+    try {
+      store.kvSet("before", 1);
+      const kept = store.addEvent("test", "s", { n: 1 });
+      let dropped = 0;
+      expect(() =>
+        store.transaction(() => {
+          store.kvSet("inside", 2);
+          dropped = store.addEvent("test", "s", { n: 2 }).id;
+          throw new Error("refused");
+        }),
+      ).toThrow("refused");
+      store.kvSet("after", 3);
+      // Read before the commit: what the group holds.
+      expect(store.kvGet("inside")).toBeUndefined();
+      expect(store.events("test", "s").map((e) => e.record)).toEqual([{ n: 1 }]);
+      await store.durable();
+      expect([store.kvGet("before"), store.kvGet("inside"), store.kvGet("after")]).toEqual([1, undefined, 3]);
+      expect(store.events("test", "s").map((e) => e.record)).toEqual([{ n: 1 }]);
+      expect(store.eventExists("test", "s", kept.id)).toBe(true);
+      expect(store.eventExists("test", "s", dropped)).toBe(false);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("holds a response a route writes itself until the commit of the writes before it", async () => {
+    const store = new Store();
+    const Response = durableResponses(store);
+    const respond = (body: string) => {
+      let out = "";
+      const socket = new Duplex({
+        write(chunk, _enc, cb) {
+          out += String(chunk);
+          cb();
+        },
+        read() {},
+      });
+      const res = new Response(new IncomingMessage(socket as never));
+      res.assignSocket(socket as never);
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write(body);
+      res.end();
+      return () => out;
+    };
+    try {
+      store.kvSet("k", 1);
+      const held = respond("after a write");
+      expect(held()).toBe("");
+      await store.durable();
+      expect(held()).toMatch(/^HTTP\/1.1 200 OK\r\n[\s\S]*after a write/);
+      const direct = respond("nothing pending");
+      expect(direct()).toMatch(/nothing pending/);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("answers 500 when a commit fails, and acknowledges nothing from then on", async () => {
+    const s = await startTestServer();
+    try {
+      const store = s.context.store;
+      // The database refuses to write the workload named "lost", as a full disk would.
+      store.db.exec(`
+        CREATE TRIGGER refuse_lost BEFORE INSERT ON docs WHEN NEW.data LIKE '%"name":"lost"%'
+        BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END;
+      `);
+      const before = await create(s, rental({ name: "saved" }));
+      const failing = await call(s, "POST", "/orgs/demo/workloads", rental({ name: "lost" }));
+      expect(expectError(failing, 500, "INTERNAL_ERROR")).toMatch(/could not save its state/);
+      await expect(store.durable()).rejects.toThrow(/could not commit/);
+      // Memory may hold what the database lost: no state is answered any more, not even reads.
+      expectError(await call(s, "GET", `/orgs/demo/workloads/${before.uid}`), 500, "INTERNAL_ERROR");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("converts a database of the earlier layout (documents keyed by kind and UID) on open", async () => {
+    const dataDir = tmp();
+    const a = await startTestServer({ dataDir });
+    const w = await create(a, rental());
+    await call(a, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
+    await waitForStatus(a, w.uid, "running");
+    const w2 = await create(a, rental({ name: "second" }));
+    await a.close();
+    const db = new DatabaseSync(join(dataDir, "cws.sqlite"));
+    db.exec(`
+      CREATE TABLE docs0 (kind TEXT NOT NULL, uid TEXT NOT NULL, org TEXT, seq INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (kind, uid));
+      INSERT INTO docs0 SELECT kind, uid, org, seq, data FROM docs;
+      DROP TABLE docs;
+      ALTER TABLE docs0 RENAME TO docs;
+      CREATE INDEX events_subject ON events (kind, subject, id);
+      PRAGMA user_version = 0;
+    `);
+    db.close();
+
+    const b = await startTestServer({ dataDir });
+    try {
+      const list = (await call(b, "GET", "/orgs/demo/workloads")).body.items.map((x: any) => x.uid);
+      expect(list).toEqual([w.uid, w2.uid]);
+      const events = (await call(b, "GET", `/orgs/demo/workloads/${w.uid}/events`)).body.items;
+      expect(events.map((e: any) => e.event_type)).toEqual(["CREATED", "STATUS_CHANGE", "STATUS_CHANGE"]);
+      const w3 = await create(b, rental({ name: "third" }));
+      expect((await call(b, "GET", "/orgs/demo/workloads")).body.items.map((x: any) => x.uid)).toEqual([
+        w.uid,
+        w2.uid,
+        w3.uid,
+      ]);
+    } finally {
+      await b.close();
+    }
+    const after = new DatabaseSync(join(dataDir, "cws.sqlite"), { readOnly: true });
+    try {
+      expect(after.prepare("PRAGMA user_version").get()).toEqual({ user_version: 1 });
+      expect(
+        after.prepare("SELECT name FROM sqlite_master WHERE name = 'events_subject'").get(),
+      ).toBeUndefined();
+    } finally {
+      after.close();
+    }
   });
 });

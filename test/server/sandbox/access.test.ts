@@ -1,32 +1,18 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// Access tickets, terminals over WebSocket and the desktop (RFB) on real sandboxes.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// Access tickets, terminals over WebSocket and the desktop (RFB) on real sandboxes, through the API
+// (server/sandbox/tickets.ts, server/routes/sandbox-terminals.ts, server/routes/sandbox-ws.ts).
+import { beforeAll, describe, expect, it } from "vitest";
 import type WebSocket from "ws";
-import { call, create, expectError, OTHER, type TestServer } from "../helpers.ts";
-import {
-  deploySandbox,
-  handshake,
-  headless,
-  readUntil,
-  sb,
-  startSandboxServer,
-  ticket,
-  until,
-  wsUrl,
-  type SandboxServer,
-} from "./helpers.ts";
+import { call, expectError, handshake, OTHER_TOKEN, readUntil, wsUrl } from "../../helpers/http.ts";
+import { useTestServer } from "../../helpers/server.ts";
+import { waitFor } from "../../helpers/wait.ts";
+import { create } from "../fixtures.ts";
+import { deploySandbox, headless, sb, ticket } from "./fixtures.ts";
 
-let srv: SandboxServer;
-let s: TestServer;
+const s = useTestServer();
 let uid: string;
-
 beforeAll(async () => {
-  srv = await startSandboxServer();
-  s = srv.s;
   uid = await deploySandbox(s, { name: "access-box" });
-});
-afterAll(async () => {
-  await srv?.stop();
 });
 
 async function terminal(id: string, body?: unknown): Promise<any> {
@@ -87,7 +73,7 @@ describe("access tickets", () => {
     expect(h.status).toBe(401);
     // the other org cannot mint one for this workload at all
     expectError(
-      await call(s, "POST", `/orgs/other/workloads/${uid}/access-tickets`, undefined, { token: OTHER }),
+      await call(s, "POST", `/orgs/other/workloads/${uid}/access-tickets`, undefined, { token: OTHER_TOKEN }),
       404,
       "WORKLOAD_NOT_FOUND",
     );
@@ -112,7 +98,7 @@ describe("access tickets", () => {
       401,
     );
     const h = await handshake(wsUrl(s, `/orgs/demo/workloads/${uid}/terminals/${term.id}/ws`), {
-      headers: { authorization: `Bearer ${OTHER}` },
+      headers: { authorization: `Bearer ${OTHER_TOKEN}` },
     });
     expect(h.status).toBe(403);
   });
@@ -139,7 +125,7 @@ describe("terminals", () => {
     const closed = new Promise<number>((r) => ws.on("close", (code) => r(code)));
     ws.send(Buffer.from("exit 7\n"));
     expect(await closed).toBe(1000);
-    const listed = await until(async () => {
+    const listed = await waitFor(async () => {
       const l = (await call(s, "GET", sb(uid, "terminals"))).body as any[];
       return l.find((t) => t.id === term.id && t.exited);
     }, "terminal exit");
@@ -165,7 +151,7 @@ describe("terminals", () => {
     );
     expect(msg).toMatch(/max 8/);
     expect((await call(s, "DELETE", sb(id, `terminals/${made[0].id}`))).status).toBe(204);
-    await until(async () => (await call(s, "POST", sb(id, "terminals"))).status === 201, "a free slot");
+    await waitFor(async () => (await call(s, "POST", sb(id, "terminals"))).status === 201, "a free slot");
   });
 });
 
@@ -185,13 +171,13 @@ describe("desktop", () => {
       available: true,
       listening: false,
     });
-    const d = await until(
+    const d = await waitFor(
       async () => {
         const r = (await call(s, "GET", sb(w.uid, "desktop"))).body;
         return r.available && r.listening ? r : undefined;
       },
       "desktop listening",
-      20_000,
+      { timeoutMs: 20_000 },
     );
     expect(d).toMatchObject({ available: true, port: 5900, listening: true });
     expect(d.ws_url).toBe(wsUrl(s, sb(w.uid, "desktop/ws")));

@@ -1,33 +1,16 @@
-// Sandbox lifecycle on real sandboxes: freeze/thaw, fork, publish, idle timeout, TTL, master/shadow
-// pools, delete.
+// Sandbox lifecycle on real sandboxes, through the API: freeze/thaw, fork, publish, idle timeout,
+// TTL, master/shadow pools, delete (server/sandbox/service.ts, pools.ts, timers.ts, snapshots.ts).
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminCall, call, create, expectError, start, type TestServer } from "../helpers.ts";
-import {
-  deploySandbox,
-  exec,
-  headless,
-  hostPidsWith,
-  sb,
-  sh,
-  startSandboxServer,
-  until,
-  waitState,
-  type SandboxServer,
-} from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { adminCall, call, expectError } from "../../helpers/http.ts";
+import { startTestServer, useTestServer } from "../../helpers/server.ts";
+import { waitFor } from "../../helpers/wait.ts";
+import { create } from "../fixtures.ts";
+import { deploySandbox, exec, headless, hostPidsWith, sb, sh, waitState } from "./fixtures.ts";
 
-let srv: SandboxServer;
-let s: TestServer;
-
-beforeAll(async () => {
-  srv = await startSandboxServer();
-  s = srv.s;
-});
-afterAll(async () => {
-  await srv?.stop();
-});
+// The sandboxes' directory is the test's, to look at what stays on the host.
+const s = useTestServer({ sandboxRoot: true });
 
 const SHADOW = { "x-deployment-type": "shadow" };
 
@@ -142,7 +125,7 @@ describe("publish", () => {
       display_name: "My env",
     });
     const tpl = r.body.uid;
-    await until(
+    await waitFor(
       async () => (await call(s, "GET", `/orgs/demo/sandbox-templates/${tpl}`)).body.status === "READY",
       "template READY",
     );
@@ -182,7 +165,7 @@ describe("timeouts", () => {
     expect(hostPidsWith("sleep 1234567").length).toBe(1);
     await waitState(s, id, "deleted", 6_000);
     expect(hostPidsWith("sleep 1234567")).toEqual([]);
-    expect(fs.existsSync(path.join(srv.root, "master", id))).toBe(false);
+    expect(fs.existsSync(path.join(s.sandboxRoot!, "master", id))).toBe(false);
   });
 });
 
@@ -190,7 +173,7 @@ describe("master and shadow pools", () => {
   it("a sandbox deployed in one pool is not visible to operations sent to the other", async () => {
     const shadow = await deploySandbox(s, {}, SHADOW);
     const master = await deploySandbox(s);
-    expect(fs.existsSync(path.join(srv.root, "shadow", shadow))).toBe(true);
+    expect(fs.existsSync(path.join(s.sandboxRoot!, "shadow", shadow))).toBe(true);
     expect((await exec(s, shadow, "echo in-shadow", SHADOW)).body.stdout).toBe("in-shadow\n");
     expectError(await exec(s, shadow, "true"), 404, "WORKLOAD_SANDBOX_TARGET_NOT_FOUND");
     expectError(
@@ -236,7 +219,7 @@ describe("delete", () => {
     expect((await call(s, "DELETE", sb(parent))).status).toBe(204);
     expect((await call(s, "GET", sb(parent, "state"))).body.status).toBe("deleted");
     expect(hostPidsWith("sleep 7654321")).toEqual([]);
-    expect(fs.existsSync(path.join(srv.root, "master", parent))).toBe(false);
+    expect(fs.existsSync(path.join(s.sandboxRoot!, "master", parent))).toBe(false);
     expectError(await exec(s, parent, "true"), 409, "WORKLOAD_SANDBOX_NOT_DEPLOYED");
     expect((await call(s, "GET", sb(child.uid, "state"))).body.status).toBe("running");
     expect(await sh(s, child.uid, "cat /workspace/f")).toBe("x\n");
@@ -247,33 +230,25 @@ describe("delete", () => {
     await call(s, "POST", sb(w.uid, "deploy"));
     expect((await call(s, "DELETE", sb(w.uid))).status).toBe(204);
     await new Promise((r) => setTimeout(r, 300));
-    expect(fs.existsSync(path.join(srv.root, "master", w.uid))).toBe(false);
+    expect(fs.existsSync(path.join(s.sandboxRoot!, "master", w.uid))).toBe(false);
     expect((await call(s, "GET", sb(w.uid, "state"))).body.status).toBe("deleted");
   });
 });
 
 describe("restart and reset", () => {
   it("a sandbox running when the server stopped is in error after a restart, and deploys again", async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cws-sbdata-"));
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), "cws-sbroot-"));
+    const s1 = await startTestServer({ dataDir: true, sandboxRoot: true });
+    const id = await deploySandbox(s1);
+    const s2 = await s1.restart();
     try {
-      const s1 = await start({ dataDir, sandboxRoot: root });
-      const id = await deploySandbox(s1);
-      await s1.close();
-      const s2 = await start({ dataDir, sandboxRoot: root });
-      try {
-        const st = (await call(s2, "GET", sb(id, "state"))).body;
-        expect(st).toMatchObject({ status: "error" });
-        expect(st.message).toMatch(/lost when the server restarted/);
-        expect((await call(s2, "POST", sb(id, "deploy"))).status).toBe(200);
-        await waitState(s2, id, "running");
-        expect(await sh(s2, id, "echo again")).toBe("again\n");
-      } finally {
-        await s2.close();
-      }
+      const st = (await call(s2, "GET", sb(id, "state"))).body;
+      expect(st).toMatchObject({ status: "error" });
+      expect(st.message).toMatch(/lost when the server restarted/);
+      expect((await call(s2, "POST", sb(id, "deploy"))).status).toBe(200);
+      await waitState(s2, id, "running");
+      expect(await sh(s2, id, "echo again")).toBe("again\n");
     } finally {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-      fs.rmSync(root, { recursive: true, force: true });
+      await s2.close();
     }
   });
 
@@ -283,6 +258,6 @@ describe("restart and reset", () => {
     expect(hostPidsWith("sleep 3456789").length).toBe(1);
     expect((await adminCall(s, "POST", "/reset")).status).toBe(200);
     expect(hostPidsWith("sleep 3456789")).toEqual([]);
-    expect(fs.existsSync(path.join(srv.root, "master", id))).toBe(false);
+    expect(fs.existsSync(path.join(s.sandboxRoot!, "master", id))).toBe(false);
   });
 });

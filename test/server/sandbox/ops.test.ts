@@ -1,33 +1,20 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// Sandbox routes on real bubblewrap sandboxes: deploy, exec, files, PATCH without redeploy, SSH keys.
+// Sandbox routes on real bubblewrap sandboxes: deploy, exec, files, PATCH without redeploy, SSH keys
+// (server/routes/sandbox-ops.ts, server/routes/sandbox-files.ts, server/sandbox/pools.ts).
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, create, expectError, PUBLIC_KEY, rental, type TestServer } from "../helpers.ts";
-import {
-  deploySandbox,
-  exec,
-  headless,
-  sb,
-  sh,
-  startSandboxServer,
-  waitState,
-  type SandboxServer,
-} from "./helpers.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, expectError } from "../../helpers/http.ts";
+import { useTestServer } from "../../helpers/server.ts";
+import { create, PUBLIC_KEY, rental } from "../fixtures.ts";
+import { deploySandbox, exec, headless, sb, sh, waitState } from "./fixtures.ts";
 
-let srv: SandboxServer;
-let s: TestServer;
+const s = useTestServer();
 let uid: string;
-
 beforeAll(async () => {
-  srv = await startSandboxServer();
-  s = srv.s;
   uid = await deploySandbox(s, { name: "ops-box" });
-});
-afterAll(async () => {
-  await srv?.stop();
 });
 
 describe("deploy", () => {

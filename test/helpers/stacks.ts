@@ -1,21 +1,14 @@
-/** End-to-end helpers: an embedded reference server and Pulumi stacks pointed at it. */
+/** Pulumi stacks pointed at a test server, and what the end-to-end tests read back from both. */
 import type { ConfigMap, PulumiFn } from "@pulumi/pulumi/automation/index.js";
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { offlineStack, type OfflineStack } from "../../scripts/offline-stack.ts";
 import { pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
-import { admin } from "./http.ts";
-import { DEMO_TOKEN, startTestServer, type Server, type TestServer } from "./server.ts";
+import { admin, DEMO_TOKEN, type AdminServer, type ApiServer } from "./http.ts";
 
-export { admin, api } from "./http.ts";
-export { DEMO_TOKEN, type Server } from "./server.ts";
-
-export function testServer(opts: { provisionDelayMs?: number } = {}): Promise<TestServer> {
-  return startTestServer({ provisionDelayMs: 50, ...opts, tempSandboxRoot: "cws-sandboxes-" });
-}
-
-export function stackConfig(server: Server, org = "demo", token = DEMO_TOKEN): ConfigMap {
+/** The stack configuration of a program that uses the server as `org`. */
+export function stackConfig(server: ApiServer, org = "demo", token = DEMO_TOKEN): ConfigMap {
   return {
     "cws:baseUrl": { value: server.baseUrl },
     "cws:org": { value: org },
@@ -23,8 +16,9 @@ export function stackConfig(server: Server, org = "demo", token = DEMO_TOKEN): C
   };
 }
 
+/** An offline stack of `program` configured for the server (and `config`). */
 export async function cwsStack(
-  server: Server,
+  server: ApiServer,
   projectName: string,
   program: PulumiFn,
   config: ConfigMap = {},
@@ -42,7 +36,7 @@ export interface LiveResources {
 }
 
 /** Every live resource of an org, as the admin listing reports it. */
-export function liveResources(server: Server, org = "demo"): Promise<LiveResources> {
+export function liveResources(server: AdminServer, org = "demo"): Promise<LiveResources> {
   return admin<LiveResources>(server, "GET", `/orgs/${org}/resources`);
 }
 

@@ -1,0 +1,64 @@
+/**
+ * A program that imports `pulumi-cws/sdk` loads @pulumi/pulumi and the shared names it needs,
+ * never the provider, the client or their dependencies (undici, zod): the engine loads those in
+ * its own provider process. A fresh Node process imports the SDK under a resolve hook that
+ * records every module it loads.
+ */
+import { spawnSync } from "node:child_process";
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+
+/** Imports the SDK and prints every module it resolved, with the module that asked for it. */
+const PROBE = `
+import { registerHooks } from "node:module";
+const loaded = [];
+registerHooks({
+  resolve(specifier, context, next) {
+    const result = next(specifier, context);
+    loaded.push({ url: result.url, from: context.parentURL ?? "" });
+    return result;
+  },
+});
+const sdk = await import("pulumi-cws/sdk");
+process.stdout.write(JSON.stringify({ loaded, exports: Object.keys(sdk) }));
+`;
+
+interface Loaded {
+  /** Path relative to the checkout, e.g. "sdk/index.ts" or "node_modules/zod/index.js". */
+  file: string;
+  from: string;
+}
+
+function loadSdk(): { files: Loaded[]; exports: string[] } {
+  const r = spawnSync(
+    process.execPath,
+    ["--conditions=pulumi-cws-source", "--input-type=module", "-e", PROBE],
+    { cwd: REPO_ROOT, encoding: "utf8" },
+  );
+  expect(r.status, r.stderr).toBe(0);
+  const out = JSON.parse(r.stdout) as { loaded: { url: string; from: string }[]; exports: string[] };
+  const local = (url: string) => (url.startsWith("file:") ? relative(REPO_ROOT, fileURLToPath(url)) : url);
+  const files = out.loaded
+    .filter((m) => m.url.startsWith("file:"))
+    .map((m) => ({ file: local(m.url), from: local(m.from) }));
+  return { files, exports: out.exports };
+}
+
+/** What a program must not load just by importing the SDK. */
+const FORBIDDEN = [/^client\//, /^provider\//, /(^|\/)node_modules\/undici\//, /(^|\/)node_modules\/zod\//];
+
+describe("pulumi-cws/sdk", () => {
+  it("loads @pulumi/pulumi and the shared names, nothing of the provider, client, undici or zod", () => {
+    const { files, exports } = loadSdk();
+    const paths = files.map((f) => f.file);
+    // The hook sees the SDK, its shared names and @pulumi/pulumi: an empty list cannot pass.
+    expect(exports).toEqual(expect.arrayContaining(["Workload", "Sandbox", "Volume", "SshKey"]));
+    expect(paths).toContain("sdk/index.ts");
+    expect(paths).toContain("api/property-names.ts");
+    expect(paths.some((p) => p.startsWith("node_modules/@pulumi/pulumi/"))).toBe(true);
+    const forbidden = files.filter((f) => FORBIDDEN.some((re) => re.test(f.file)));
+    expect(forbidden.map((f) => `${f.file} (imported by ${f.from})`)).toEqual([]);
+  });
+});
