@@ -72,7 +72,7 @@ describe("the __provider of a dynamic resource", () => {
     server = await startTestServer();
   });
   afterAll(async () => {
-    await server.stop();
+    await server.close();
   });
 
   it("is one line that loads the type's provider by package name, the same for every resource", () => {
