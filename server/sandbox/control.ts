@@ -72,6 +72,12 @@ export class Sandbox {
   server: net.Server | undefined;
   initPid = 0;
   ns: string | undefined;
+  /**
+   * An open descriptor of the PID namespace. The namespace is found by its inode number (`ns`),
+   * which the kernel gives to a new namespace once the old one is freed: holding it open until
+   * teardown has killed everything keeps another sandbox from taking that number meanwhile.
+   */
+  nsHandle: number | undefined;
   nextReq = 1;
   pending = new Map<number, Pending>();
   streams = new Map<string, (s: net.Socket) => void>();

@@ -259,6 +259,11 @@ export async function launch(sb: Sandbox, settings: LaunchSettings): Promise<voi
   if (!init) throw new SandboxError("UNAVAILABLE", "cannot find the sandbox's init process");
   sb.initPid = init;
   sb.ns = pidNamespace(init);
+  try {
+    sb.nsHandle = fs.openSync(`/proc/${init}/ns/pid`, "r");
+  } catch {
+    // the init is already gone: the start fails on its own
+  }
 }
 
 export async function teardown(sb: Sandbox): Promise<void> {
@@ -287,6 +292,10 @@ export async function teardown(sb: Sandbox): Promise<void> {
     const left = await killNamespace(sb.ns);
     if (left.length)
       process.stderr.write(`sandbox ${sb.id}: processes survived destroy: ${left.join(" ")}\n`);
+  }
+  if (sb.nsHandle !== undefined) {
+    fs.closeSync(sb.nsHandle);
+    sb.nsHandle = undefined;
   }
   for (const p of sb.pending.values())
     p.reject(new SandboxError("INVALID_STATE", `sandbox ${sb.id} destroyed`));

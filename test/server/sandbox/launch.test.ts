@@ -95,9 +95,16 @@ setInterval(() => {}, 1000);
       child.on("exit", (c) => reject(new Error(`child exited ${c}`)));
     });
     expect(ns).toMatch(/^pid:\[\d+\]$/);
-    expect(pidsInNamespace(ns).length).toBeGreaterThanOrEqual(3);
+    const pids = pidsInNamespace(ns);
+    expect(pids.length).toBeGreaterThanOrEqual(3);
+    // Held open until the check ends: no other sandbox can take the namespace's number meanwhile.
+    const handle = fs.openSync(`/proc/${pids[0]}/ns/pid`, "r");
     child.kill("SIGKILL");
-    await waitFor(() => livePidsInNamespace(ns).length === 0, "sandbox processes to die with their server");
+    try {
+      await waitFor(() => livePidsInNamespace(ns).length === 0, "sandbox processes to die with their server");
+    } finally {
+      fs.closeSync(handle);
+    }
     // What the dead server left (files, its disk image's mount) goes with destroy().
     await new SandboxRuntime({ rootDir: path.join(rootDir, "orphan") }).destroy("orphan");
     expect(fs.existsSync(path.join(rootDir, "orphan", "orphan"))).toBe(false);

@@ -47,9 +47,15 @@ export function useRuntime(options: Omit<SandboxRuntimeOptions, "rootDir"> = {})
     expect(r.code, `${cmd}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(0);
     return r.stdout;
   };
+  // Namespaces a test looked at stay open until the tests end, so that a sandbox started
+  // meanwhile (by this file or another) cannot take the same inode number.
+  const held: number[] = [];
+  afterAll(() => held.splice(0).forEach((fd) => fs.closeSync(fd)));
   const hostPids = async (id: string) => {
     const ns = (await sh(id, "readlink /proc/self/ns/pid")).trim();
-    return { ns, pids: pidsInNamespace(ns) };
+    const pids = pidsInNamespace(ns);
+    held.push(fs.openSync(`/proc/${pids[0]}/ns/pid`, "r"));
+    return { ns, pids };
   };
   const sandbox = (prefix: string, hostname: string): string => {
     const id = nextId(prefix);
