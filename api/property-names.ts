@@ -96,3 +96,39 @@ export const RESOURCE_OUTPUTS = {
   SshKey: ["uid", "publicKeyRaw", "createdAt", "updatedAt"],
   WorkloadTemplate: ["uid", "visibility", "createdAt", "updatedAt"],
 } as const;
+
+/**
+ * Every input of each resource, as the plugin's schema (provider/native/properties.ts) types them
+ * and the native SDK classes (sdk/native/) declare them.
+ */
+export const RESOURCE_INPUTS = {
+  Workload: WORKLOAD_INPUTS,
+  Sandbox: [
+    "name",
+    "template",
+    "forkFrom",
+    "resourceName",
+    "projectId",
+    "sshKeys",
+    "ports",
+    "ttlSec",
+    "idleTimeoutSec",
+    "frozen",
+    "readyTimeoutSec",
+    "adoptUid",
+  ],
+  SandboxTemplate: ["name", "sourceSandbox", "displayName", "description", "readyTimeoutSec"],
+  Volume: ["name", "sizeInMb", "resourceName", "adoptUid"],
+  SshKey: ["name", "publicKey", "adoptUid"],
+  WorkloadTemplate: ["name", "description", "type", "manifest"],
+} as const satisfies Record<keyof typeof RESOURCE_OUTPUTS, readonly string[]>;
+
+/** The inputs of each resource that state keeps as Pulumi secrets (passwords; a template's manifest holds them too). */
+export const RESOURCE_SECRETS: Record<keyof typeof RESOURCE_OUTPUTS, readonly string[]> = {
+  Workload: ["registryAuth", "vmConfig"],
+  Sandbox: [],
+  SandboxTemplate: [],
+  Volume: [],
+  SshKey: [],
+  WorkloadTemplate: ["manifest"],
+};

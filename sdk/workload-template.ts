@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { RESOURCE_OUTPUTS } from "../api/property-names.ts";
+import { RESOURCE_OUTPUTS, RESOURCE_SECRETS } from "../api/property-names.ts";
 import { CwsResource } from "./resource.ts";
 import type { WorkloadArgs } from "./workload.ts";
 
@@ -32,7 +32,7 @@ export class WorkloadTemplate extends CwsResource {
   declare readonly updatedAt: pulumi.Output<string>;
 
   constructor(name: string, args: WorkloadTemplateArgs, opts?: pulumi.CustomResourceOptions) {
-    super("WorkloadTemplate", name, args, PROPERTIES, ["manifest"], opts);
+    super("WorkloadTemplate", name, args, PROPERTIES, RESOURCE_SECRETS.WorkloadTemplate, opts);
   }
 
   static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): WorkloadTemplate {

@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { RESOURCE_OUTPUTS, WORKLOAD_INPUTS } from "../api/property-names.ts";
+import { RESOURCE_OUTPUTS, RESOURCE_SECRETS, WORKLOAD_INPUTS } from "../api/property-names.ts";
 import { CwsResource, type AdoptArgs } from "./resource.ts";
 
 type In<T> = pulumi.Input<T>;
@@ -103,7 +103,7 @@ export class Workload extends CwsResource {
   declare readonly updatedAt: pulumi.Output<string>;
 
   constructor(name: string, args: WorkloadArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Workload", name, args, PROPERTIES, ["registryAuth", "vmConfig"], opts);
+    super("Workload", name, args, PROPERTIES, RESOURCE_SECRETS.Workload, opts);
   }
 
   /** Looks up an existing workload by UID (read-only; not managed by this stack). */

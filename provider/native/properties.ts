@@ -6,6 +6,7 @@
 import { z } from "zod";
 import {
   InventoryResource,
+  RESOURCE_SECRETS,
   Port,
   SandboxTemplate,
   SshKey,
@@ -70,7 +71,7 @@ export const RESOURCE_PROPERTIES: Record<string, ResourceProperties> = {
       inventory: InventoryResource,
       ...createdUpdated,
     },
-    secrets: ["registryAuth", "vmConfig"],
+    secrets: [...RESOURCE_SECRETS.Workload],
   },
   Sandbox: {
     description:
@@ -170,13 +171,6 @@ export const RESOURCE_PROPERTIES: Record<string, ResourceProperties> = {
       visibility: WorkloadTemplate.shape.visibility,
       ...createdUpdated,
     },
-    secrets: ["manifest"],
+    secrets: [...RESOURCE_SECRETS.WorkloadTemplate],
   },
 };
-
-/** Every property name of a resource: its inputs, then its outputs. */
-export function propertyNames(type: string): string[] {
-  const p = RESOURCE_PROPERTIES[type];
-  if (!p) throw new Error(`unknown cws resource type ${type}`);
-  return [...Object.keys(p.inputs), ...Object.keys(p.outputs)];
-}

@@ -2,10 +2,10 @@
  * Native resource classes: the same names, inputs and outputs as `pulumi-cws/sdk`, registered
  * as `cws:index:<Type>` with the `pulumi-resource-cws` plugin instead of a dynamic provider.
  * The input and output types are those of the dynamic classes (one definition); the property
- * names come from the plugin's property table, so nothing is written twice.
+ * names come from api/property-names.ts, which the plugin's property table is held to.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { RESOURCE_PROPERTIES, propertyNames } from "../../provider/native/properties.ts";
+import { RESOURCE_INPUTS, RESOURCE_OUTPUTS, RESOURCE_SECRETS } from "../../api/property-names.ts";
 import { quietStacks, restoreStacks } from "../stacks.ts";
 
 /** A class with the constructor and static `get` of a `pulumi-cws/sdk` resource class. */
@@ -17,8 +17,9 @@ export interface ResourceClass<Args, Instance> {
 /** The native twin of a dynamic resource class `C` (same constructor, outputs and `get`). */
 export function nativeResource<C extends ResourceClass<never, unknown>>(type: string): C {
   const token = `cws:index:${type}`;
-  const properties = propertyNames(type);
-  const secrets = RESOURCE_PROPERTIES[type]!.secrets;
+  const name = type as keyof typeof RESOURCE_OUTPUTS;
+  const properties = [...RESOURCE_INPUTS[name], ...RESOURCE_OUTPUTS[name]];
+  const secrets = RESOURCE_SECRETS[name];
 
   class NativeResource extends pulumi.CustomResource {
     constructor(name: string, args: object | undefined, opts?: pulumi.CustomResourceOptions) {

@@ -4,7 +4,7 @@
  * schema's table to the same names.
  */
 import { describe, expect, it } from "vitest";
-import { RESOURCE_OUTPUTS } from "../../api/index.ts";
+import { RESOURCE_INPUTS, RESOURCE_OUTPUTS, RESOURCE_SECRETS } from "../../api/index.ts";
 import { RESOURCE_PROPERTIES } from "../../provider/native/properties.ts";
 import { RESOURCES } from "../../provider/registry.ts";
 
@@ -16,6 +16,18 @@ describe("RESOURCE_OUTPUTS", () => {
   it("are the outputs of the plugin's schema", () => {
     for (const [name, outputs] of Object.entries(RESOURCE_OUTPUTS)) {
       expect(Object.keys(RESOURCE_PROPERTIES[name]!.outputs), name).toEqual([...outputs]);
+    }
+  });
+});
+
+describe("RESOURCE_INPUTS and RESOURCE_SECRETS", () => {
+  it("are the inputs and secrets of the plugin's schema", () => {
+    expect(Object.keys(RESOURCE_INPUTS).sort()).toEqual(Object.keys(RESOURCE_PROPERTIES).sort());
+    for (const [name, inputs] of Object.entries(RESOURCE_INPUTS)) {
+      expect(Object.keys(RESOURCE_PROPERTIES[name]!.inputs), name).toEqual([...inputs]);
+      expect(RESOURCE_PROPERTIES[name]!.secrets, name).toEqual([
+        ...RESOURCE_SECRETS[name as keyof typeof RESOURCE_SECRETS],
+      ]);
     }
   });
 });

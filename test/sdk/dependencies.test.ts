@@ -1,5 +1,5 @@
 /**
- * A program that imports `pulumi-cws/sdk` loads @pulumi/pulumi and the shared names it needs,
+ * A program that imports `pulumi-cws/sdk` (or `pulumi-cws/sdk/native`) loads @pulumi/pulumi and the shared names it needs,
  * never the provider, the client or their dependencies (undici, zod): the engine loads those in
  * its own provider process. A fresh Node process imports the SDK under a resolve hook that
  * records every module it loads.
@@ -21,7 +21,7 @@ registerHooks({
     return result;
   },
 });
-const sdk = await import("pulumi-cws/sdk");
+const sdk = await import(process.argv[1]);
 process.stdout.write(JSON.stringify({ loaded, exports: Object.keys(sdk) }));
 `;
 
@@ -31,10 +31,10 @@ interface Loaded {
   from: string;
 }
 
-function loadSdk(): { files: Loaded[]; exports: string[] } {
+function loadSdk(entry: string): { files: Loaded[]; exports: string[] } {
   const r = spawnSync(
     process.execPath,
-    ["--conditions=pulumi-cws-source", "--input-type=module", "-e", PROBE],
+    ["--conditions=pulumi-cws-source", "--input-type=module", "-e", PROBE, entry],
     { cwd: REPO_ROOT, encoding: "utf8" },
   );
   expect(r.status, r.stderr).toBe(0);
@@ -49,13 +49,16 @@ function loadSdk(): { files: Loaded[]; exports: string[] } {
 /** What a program must not load just by importing the SDK. */
 const FORBIDDEN = [/^client\//, /^provider\//, /(^|\/)node_modules\/undici\//, /(^|\/)node_modules\/zod\//];
 
-describe("pulumi-cws/sdk", () => {
+describe.each([
+  ["pulumi-cws/sdk", "sdk/index.ts"],
+  ["pulumi-cws/sdk/native", "sdk/native/index.ts"],
+])("%s", (entry, file) => {
   it("loads @pulumi/pulumi and the shared names, nothing of the provider, client, undici or zod", () => {
-    const { files, exports } = loadSdk();
+    const { files, exports } = loadSdk(entry);
     const paths = files.map((f) => f.file);
     // The hook sees the SDK, its shared names and @pulumi/pulumi: an empty list cannot pass.
     expect(exports).toEqual(expect.arrayContaining(["Workload", "Sandbox", "Volume", "SshKey"]));
-    expect(paths).toContain("sdk/index.ts");
+    expect(paths).toContain(file);
     expect(paths).toContain("api/property-names.ts");
     expect(paths.some((p) => p.startsWith("node_modules/@pulumi/pulumi/"))).toBe(true);
     const forbidden = files.filter((f) => FORBIDDEN.some((re) => re.test(f.file)));
