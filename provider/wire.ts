@@ -14,7 +14,8 @@ import { valueAt } from "./unknowns.ts";
 
 export { camelToSnake, snakeToCamel };
 
-const OPAQUE = new Set(["experiments"]);
+/** Properties whose keys are opaque switch names ("reserved-gpu"): a map, passed through unchanged. */
+export const OPAQUE: ReadonlySet<string> = new Set(["experiments"]);
 
 /**
  * Where the service keeps a property whose wire field is not the snake_case of its name: the

@@ -14,7 +14,7 @@ import {
   VmConfig,
   VolumeMount,
 } from "../../api/index.ts";
-import { snakeToCamel } from "../wire.ts";
+import { OPAQUE, snakeToCamel } from "../wire.ts";
 
 export interface TypeSpec {
   type?: "string" | "integer" | "number" | "boolean" | "array" | "object";
@@ -34,9 +34,6 @@ export interface ObjectTypeSpec {
   properties: Record<string, PropertySpec>;
   required?: string[];
 }
-
-/** Keys under these properties are opaque switch names ("reserved-gpu"): a map, not an object. */
-const OPAQUE = new Set(["experiments"]);
 
 const NAMES = new Map<z.ZodType, string>([
   [Port, "Port"],
