@@ -103,20 +103,7 @@ export const RESOURCE_OUTPUTS = {
  */
 export const RESOURCE_INPUTS = {
   Workload: WORKLOAD_INPUTS,
-  Sandbox: [
-    "name",
-    "template",
-    "forkFrom",
-    "resourceName",
-    "projectId",
-    "sshKeys",
-    "ports",
-    "ttlSec",
-    "idleTimeoutSec",
-    "frozen",
-    "readyTimeoutSec",
-    "adoptUid",
-  ],
+  Sandbox: [...SANDBOX_SERVICE_INPUTS, "forkFrom", "frozen", "readyTimeoutSec", "adoptUid"],
   SandboxTemplate: ["name", "sourceSandbox", "displayName", "description", "readyTimeoutSec"],
   Volume: ["name", "sizeInMb", "resourceName", "adoptUid"],
   SshKey: ["name", "publicKey", "adoptUid"],
