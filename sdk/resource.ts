@@ -16,6 +16,24 @@ export interface AdoptArgs {
 }
 
 /**
+ * What a resource class (dynamic, or native in sdk/native/) registers: every property declared
+ * (so lookups by id fill them), the program's inputs with the secret ones wrapped as secrets, and
+ * those kept secret in the outputs too.
+ */
+export function registration(
+  properties: readonly string[],
+  secrets: readonly string[],
+  args: object | undefined,
+  opts: pulumi.CustomResourceOptions | undefined,
+): { props: Record<string, unknown>; opts: pulumi.CustomResourceOptions } {
+  const props: Record<string, unknown> = Object.fromEntries(properties.map((k) => [k, undefined]));
+  for (const [k, v] of Object.entries(args ?? {}))
+    props[k] = secrets.includes(k) && v !== undefined ? pulumi.secret(v) : v;
+  const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...secrets];
+  return { props, opts: { ...opts, additionalSecretOutputs } };
+}
+
+/**
  * Base class: a dynamic resource (type `pulumi-nodejs:dynamic/cws:<Type>`, run by the engine's
  * Node.js dynamic-provider process) whose `__provider` is the one-line module of provider.ts.
  * It declares every property (so lookups by id fill them) and marks secret inputs as secrets in
@@ -30,16 +48,17 @@ export abstract class CwsResource extends pulumi.CustomResource {
     secrets: readonly string[],
     opts?: pulumi.CustomResourceOptions,
   ) {
-    const props: Record<string, unknown> = Object.fromEntries(
-      properties.filter((k) => k !== "uid").map((k) => [k, undefined]),
+    // The uid is the resource's id, not a property.
+    const r = registration(
+      properties.filter((k) => k !== "uid"),
+      secrets,
+      args,
+      opts,
     );
-    for (const [k, v] of Object.entries(args ?? {}))
-      props[k] = secrets.includes(k) && v !== undefined ? pulumi.secret(v) : v;
-    const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...secrets];
-    props.__provider = providerModule(type);
+    r.props.__provider = providerModule(type);
     const limit = quietStacks();
     try {
-      super(`pulumi-nodejs:dynamic/${MODULE}:${type}`, name, props, { ...opts, additionalSecretOutputs });
+      super(`pulumi-nodejs:dynamic/${MODULE}:${type}`, name, r.props, r.opts);
     } catch (e) {
       restoreStacks(limit, e);
       throw e;

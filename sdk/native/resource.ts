@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { RESOURCE_INPUTS, RESOURCE_OUTPUTS, RESOURCE_SECRETS } from "../../api/property-names.ts";
+import { registration } from "../resource.ts";
 import { quietStacks, restoreStacks } from "../stacks.ts";
 
 /** A class with the constructor and static `get` of a `pulumi-cws/sdk` resource class. */
@@ -23,13 +24,10 @@ export function nativeResource<C extends ResourceClass<never, unknown>>(type: st
 
   class NativeResource extends pulumi.CustomResource {
     constructor(name: string, args: object | undefined, opts?: pulumi.CustomResourceOptions) {
-      const props: Record<string, unknown> = Object.fromEntries(properties.map((k) => [k, undefined]));
-      for (const [k, v] of Object.entries(args ?? {}))
-        props[k] = secrets.includes(k) && v !== undefined ? pulumi.secret(v) : v;
-      const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...secrets];
+      const r = registration(properties, secrets, args, opts);
       const limit = quietStacks();
       try {
-        super(token, name, props, { ...opts, additionalSecretOutputs });
+        super(token, name, r.props, r.opts);
       } catch (e) {
         restoreStacks(limit, e);
         throw e;
