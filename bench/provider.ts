@@ -12,14 +12,18 @@
  * BENCH_PROVIDER_PROF=DIR writes a CPU profile of each provider process into DIR). An N whose
  * runs are expected (from the smaller N's) to end past the budget is not started; the bench says
  * so and how far it got.
+ *
+ * It measures the package as users install it: `npm run build` first, then the SDKs, the dynamic
+ * provider and the plugin from dist/ (a checkout's tests and demo run the sources instead).
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { Stack } from "@pulumi/pulumi/automation/index.js";
-import { fork } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { fork, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SOURCE_CONDITION, offlineStack } from "../scripts/offline-stack.ts";
+import { offlineStack } from "../scripts/offline-stack.ts";
 import { REPO_ROOT, pulumiRoot } from "../scripts/pulumi-toolchain.ts";
 import { ProcessWatch } from "./provider-procs.ts";
 import { sshKey } from "../test/helpers/ssh-keys.ts";
@@ -108,11 +112,39 @@ function floorProgram(n: number) {
   };
 }
 
-async function frontEnds(): Promise<FrontEnd[]> {
+const DIST = join(REPO_ROOT, "dist");
+
+/** `npm run build`: what the bench runs is what a user installs. */
+function buildPackage(): void {
+  const r = spawnSync(process.execPath, [join(REPO_ROOT, "scripts", "build.ts")], { stdio: "inherit" });
+  if (r.status !== 0) throw new Error(`npm run build failed (exit ${r.status ?? r.signal})`);
+}
+
+/**
+ * A dir holding `pulumi-resource-cws` as installed: the compiled plugin (dist/) under this Node.
+ * (bin/pulumi-resource-cws runs a checkout's sources.)
+ */
+function builtPluginDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "cws-bench-plugin-"));
+  const launcher = join(dir, "pulumi-resource-cws");
+  writeFileSync(
+    launcher,
+    `#!/bin/sh\nexec "${process.execPath}" "${join(DIST, "provider", "native", "main.js")}" "$@"\n`,
+  );
+  chmodSync(launcher, 0o755);
+  return dir;
+}
+
+async function frontEnds(pluginDir: string): Promise<FrontEnd[]> {
   const all: FrontEnd[] = [{ name: "floor", env: {}, process: /dynamic-provider/ }];
   if (WANTED.includes("dynamic"))
-    all.push({ name: "dynamic", sdk: await import("../sdk/index.ts"), env: {}, process: /dynamic-provider/ });
-  const nativeSdk = join(REPO_ROOT, "sdk", "native", "index.ts");
+    all.push({
+      name: "dynamic",
+      sdk: (await import(join(DIST, "sdk", "index.js"))) as Sdk,
+      env: {},
+      process: /dynamic-provider/,
+    });
+  const nativeSdk = join(DIST, "sdk", "native", "index.js");
   if (WANTED.includes("native")) {
     if (!existsSync(nativeSdk))
       console.log("native: not built in this checkout (sdk/native missing); skipped");
@@ -122,12 +154,9 @@ async function frontEnds(): Promise<FrontEnd[]> {
         sdk: (await import(nativeSdk)) as Sdk,
         // The engine finds pulumi-resource-cws on PATH.
         env: {
-          PATH: [
-            dirname(process.execPath),
-            join(REPO_ROOT, "bin"),
-            join(pulumiRoot(), "bin"),
-            process.env.PATH,
-          ].join(delimiter),
+          PATH: [dirname(process.execPath), pluginDir, join(pulumiRoot(), "bin"), process.env.PATH].join(
+            delimiter,
+          ),
         },
         process: /provider\/native\/main/,
       });
@@ -209,11 +238,9 @@ async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row
     },
     env: {
       ...fe.env,
-      // Replaces offlineStack's NODE_OPTIONS: keep its source condition, so the profiled process
-      // runs this checkout's sources and not a stale dist/.
-      ...(profDir && {
-        NODE_OPTIONS: `${SOURCE_CONDITION} --cpu-prof --cpu-prof-dir=${profDir} --import "${EXIT_ON_SIGNAL}"`,
-      }),
+      // Replaces offlineStack's NODE_OPTIONS (which make a checkout run its sources): the provider
+      // process loads `pulumi-cws/provider/dynamic` from dist/, as an installed package does.
+      NODE_OPTIONS: profDir ? `--cpu-prof --cpu-prof-dir=${profDir} --import "${EXIT_ON_SIGNAL}"` : "",
     },
   });
   const watch = new ProcessWatch(s.dir, { engine: ENGINE, provider: fe.process });
@@ -284,7 +311,9 @@ function expectedMinutes(done: { n: number; minutes: number }[], n: number): num
 async function main(): Promise<void> {
   const t0 = performance.now();
   const minutes = () => (performance.now() - t0) / 60_000;
-  const fes = await frontEnds();
+  buildPackage();
+  const pluginDir = builtPluginDir();
+  const fes = await frontEnds(pluginDir);
   const server = await startServerChild();
   const rows: Row[][] = [];
   const done: { n: number; minutes: number }[] = [];
@@ -316,6 +345,7 @@ async function main(): Promise<void> {
     }
   } finally {
     server.stop();
+    rmSync(pluginDir, { recursive: true, force: true });
   }
   print(rows, fes);
   console.log(
@@ -330,7 +360,8 @@ function print(runs: Row[][], fes: FrontEnd[]): void {
   const measured = [...new Set(runs.map((r) => r[0]!.n))];
   const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
   console.log(
-    `\nProvider at scale vs the engine floor (N no-op dynamic resources, same engine, same run; ` +
+    `\nProvider at scale vs the engine floor (the package as built into dist/; N no-op dynamic ` +
+      `resources, same engine, same run; ` +
       `deploys take ${PROVISION_MS} ms; ${REPEAT} run(s) per cell, median; ratio = front end / floor, ` +
       `range over runs in brackets)\n`,
   );

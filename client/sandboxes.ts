@@ -1,5 +1,5 @@
 /** `client.sandboxes`: sandbox operations of spec section 4.2 (create/deploy/get/delete are in `client.workloads`). */
-import WebSocket from "ws";
+import type WebSocket from "ws";
 import {
   Desktop,
   ExecResult,
@@ -190,11 +190,13 @@ export class Sandboxes {
     return this.#open(url, p, opts);
   }
 
-  #open(
+  /** Opens a WebSocket; `ws` is loaded on first use, so callers of the HTTP routes never load it. */
+  async #open(
     url: URL,
     p: { method: string; route: string; path: string },
     opts: RequestOptions,
   ): Promise<WebSocket> {
+    const { default: WebSocket } = await import("ws");
     const headers: Record<string, string> = { "user-agent": this.#t.authHeaders()["user-agent"]! };
     if (opts.deploymentType) headers["x-deployment-type"] = opts.deploymentType;
     const timeoutMs = opts.timeoutMs ?? this.#t.defaultTimeoutMs();

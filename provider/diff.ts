@@ -34,7 +34,7 @@ function withoutUnseen(fields: readonly string[], prev: unknown, next: unknown):
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Props).sort(([a], [b]) => a.localeCompare(b)))
+      ? Object.fromEntries(Object.entries(v as Props).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,
   );
 }
@@ -52,7 +52,11 @@ const emptyToUndefined = (v: unknown) =>
 /** Whether two values mean the same under a rule's normaliser (empty values are all alike). */
 export function sameValue(rule: FieldRule, a: unknown, b: unknown): boolean {
   const norm = rule.normalise ?? ((v: unknown) => v);
-  return canonical(emptyToUndefined(norm(a))) === canonical(emptyToUndefined(norm(b)));
+  const [x, y] = [emptyToUndefined(norm(a)), emptyToUndefined(norm(b))];
+  // Most values are strings and numbers: compared as they are, without serialising.
+  if (x === y) return true;
+  if (typeof x !== "object" || typeof y !== "object") return false;
+  return canonical(x) === canonical(y);
 }
 
 export function diffFields(rules: Record<string, FieldRule>, olds: Props, news: Props): DiffResult {

@@ -3,7 +3,8 @@
  * engine's provider process: `provider(type)` is the provider object of a type (sdk/provider.ts
  * writes the one line that asks for it). The engine starts that process for every operation, so
  * loading is paid each time: this entry loads the adapter (dynamic-adapter.ts) and the resource
- * modules through Node's compile cache (load.ts) on the first call.
+ * modules through Node's compile cache (load.ts) on the first call; in the built package, from
+ * the bundle scripts/build.ts makes of them (dist/dynamic/).
  *
  * The functions below `provider` are what states written by earlier versions call (their
  * `__provider` is a serialized closure calling them); they stay so that such stacks still
@@ -11,12 +12,23 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type * as Adapter from "./dynamic-adapter.ts";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { requireCached } from "./load.ts";
 
 type AdapterModule = typeof Adapter;
 
 let adapter: AdapterModule | undefined;
-const load = () => (adapter ??= requireCached<AdapterModule>(import.meta.url, "./dynamic-adapter"));
+const load = () => (adapter ??= requireCached<AdapterModule>(import.meta.url, adapterPath()));
+
+/** The bundled adapter of the built package when it is there, else the adapter beside this file. */
+function adapterPath(): string {
+  const bundled = "../dynamic/provider/dynamic-adapter";
+  const built = import.meta.url.endsWith(".js");
+  return built && existsSync(fileURLToPath(new URL(`${bundled}.js`, import.meta.url)))
+    ? bundled
+    : "./dynamic-adapter";
+}
 
 const providers = new Map<string, pulumi.dynamic.ResourceProvider>();
 

@@ -17,6 +17,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PASSPHRASE } from "../../scripts/offline-stack.ts";
 import { REPO_ROOT, pulumiRoot, pulumiVersion } from "../../scripts/pulumi-toolchain.ts";
@@ -201,6 +202,8 @@ describe("the packed package, installed into an empty project", () => {
         "dist/client/index.d.ts",
         "dist/server/cli.js",
         "dist/provider/dynamic.js",
+        "dist/dynamic/provider/dynamic-adapter.js",
+        "dist/dynamic/client/client.js",
         "dist/server/sandbox/agent.mts",
         "dist/server/dashboard/public/index.html",
       ]),
@@ -209,6 +212,38 @@ describe("the packed package, installed into an empty project", () => {
     const installed = join(project, "node_modules", "pulumi-cws");
     expect(lstatSync(installed).isDirectory()).toBe(true);
     expect(lstatSync(installed).isSymbolicLink()).toBe(false);
+  });
+
+  it("the installed dynamic provider runs from its bundle, with zod, undici and ws inside it", async () => {
+    // What the engine's provider process does: load the provider by name, check, then read.
+    const probe = `
+      import { registerHooks } from "node:module";
+      const loaded = [];
+      registerHooks({ resolve(s, c, next) { const r = next(s, c); loaded.push(r.url); return r; } });
+      const { provider } = await import("pulumi-cws/provider/dynamic");
+      const volume = provider("Volume");
+      const config = { "cws:baseUrl": process.argv[1], "cws:org": "demo", "cws:apiToken": process.argv[2] };
+      await volume.configure({ config: { get: (k) => config[k] } });
+      const checked = await volume.check({}, { name: "v", sizeInMb: 512, resourceName: "gpu-rental-small" });
+      const read = await volume.read("vol-missing", {});
+      process.stdout.write(JSON.stringify({ loaded, failures: checked.failures, readId: read.id }));`;
+    const r = await run(
+      join(currentBin, "node"),
+      ["--input-type=module", "-e", probe, `${server.origin}/v3`, DEMO_TOKEN],
+      { cwd: project, env: userEnv(currentBin) },
+    );
+    const out = JSON.parse(r.stdout) as { loaded: string[]; failures: unknown[]; readId: string };
+    expect(out.failures).toEqual([]);
+    expect(out.readId).toBe(""); // gone: the read reached the server through the bundled client
+    const pkgDir = `${pathToFileURL(join(project, "node_modules", "pulumi-cws")).href}/`;
+    const ours = out.loaded.filter((u) => u.startsWith(pkgDir)).map((u) => u.slice(pkgDir.length));
+    expect(ours).toEqual(
+      expect.arrayContaining(["dist/dynamic/provider/dynamic-adapter.js", "dist/dynamic/client/client.js"]),
+    );
+    // Beside the bundle, only the entry and its loader; no compiled module, no dependency.
+    const outside = ours.filter((f) => !f.startsWith("dist/dynamic/"));
+    expect(outside.sort()).toEqual(["dist/provider/dynamic.js", "dist/provider/load.js"]);
+    expect(out.loaded.filter((u) => /\/node_modules\/(zod|undici|ws)\//.test(u))).toEqual([]);
   });
 
   it(`the installed cws serve answers /healthz on Node ${LOWEST_NODE} and on this Node`, async () => {
