@@ -12,6 +12,7 @@ const BENCHES = [
   "sandbox-http.ts",
   "package-size.ts",
   "polling.ts",
+  "provider-load.ts",
   "provider.ts",
 ];
 let failed = 0;

@@ -14,7 +14,7 @@
  * - bundles what the dynamic provider runs in the engine's provider process (its adapter and the
  *   client, with zod, undici and ws) into dist/dynamic/, laid out like the sources so that their
  *   relative paths hold. That process starts afresh for every operation; a few files load in
- *   about a third of the time of the few hundred they are made of. provider/dynamic.ts loads
+ *   about half the time of the few hundred they are made of. provider/dynamic.ts loads
  *   them when present; the rest of the package (and every checkout run from sources) uses
  *   dist/ as compiled.
  */
