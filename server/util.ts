@@ -7,8 +7,18 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/** The last instant formatted, and its text: a busy server formats the same millisecond often. */
+let lastMs = Number.NaN;
+let lastText = "";
+
+/** The clock's time as ISO 8601 text (ms precision, UTC). */
 export function iso(clock: Clock): string {
-  return new Date(clock.now()).toISOString();
+  const ms = clock.now();
+  if (ms !== lastMs) {
+    lastText = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastText;
 }
 
 /** Random bytes drawn from a pool filled 4 KiB at a time (one system call per 512 UIDs). */
