@@ -12,10 +12,10 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { REPO_ROOT } from "../scripts/pulumi-toolchain.ts";
+import { DIST, buildPackage } from "./built-package.ts";
 
 const i = process.argv.indexOf("--runs");
 const RUNS = Number((i > 0 ? process.argv[i + 1] : undefined) ?? 9);
-const DIST = join(REPO_ROOT, "dist");
 
 const VARIANTS = {
   bundle: { adapter: "dynamic/provider/dynamic-adapter.js", client: "dynamic/client/client.js" },
@@ -61,8 +61,7 @@ function probe(v: Variant): Times {
   return JSON.parse(r.stdout) as Times;
 }
 
-const build = spawnSync(process.execPath, [join(REPO_ROOT, "scripts", "build.ts")], { stdio: "inherit" });
-if (build.status !== 0) throw new Error(`npm run build failed (exit ${build.status ?? build.signal})`);
+buildPackage();
 
 const names = Object.keys(VARIANTS) as Variant[];
 for (const v of names) probe(v); // warms the compile cache

@@ -18,13 +18,14 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { Stack } from "@pulumi/pulumi/automation/index.js";
-import { fork, spawnSync } from "node:child_process";
+import { fork } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { offlineStack } from "../scripts/offline-stack.ts";
-import { REPO_ROOT, pulumiRoot } from "../scripts/pulumi-toolchain.ts";
+import { pulumiRoot } from "../scripts/pulumi-toolchain.ts";
+import { DIST, buildPackage } from "./built-package.ts";
 import { ProcessWatch } from "./provider-procs.ts";
 import { sshKey } from "../test/helpers/ssh-keys.ts";
 
@@ -110,14 +111,6 @@ function floorProgram(n: number) {
   return async () => {
     for (let i = 0; i < n; i++) new Noop(`r${i}`);
   };
-}
-
-const DIST = join(REPO_ROOT, "dist");
-
-/** `npm run build`: what the bench runs is what a user installs. */
-function buildPackage(): void {
-  const r = spawnSync(process.execPath, [join(REPO_ROOT, "scripts", "build.ts")], { stdio: "inherit" });
-  if (r.status !== 0) throw new Error(`npm run build failed (exit ${r.status ?? r.signal})`);
 }
 
 /**
