@@ -16,11 +16,12 @@ export interface ResourceClass<Args, Instance> {
 }
 
 /** The native twin of a dynamic resource class `C` (same constructor, outputs and `get`). */
-export function nativeResource<C extends ResourceClass<never, unknown>>(type: string): C {
+export function nativeResource<C extends ResourceClass<never, unknown>>(
+  type: keyof typeof RESOURCE_OUTPUTS,
+): C {
   const token = `cws:index:${type}`;
-  const name = type as keyof typeof RESOURCE_OUTPUTS;
-  const properties = [...RESOURCE_INPUTS[name], ...RESOURCE_OUTPUTS[name]];
-  const secrets = RESOURCE_SECRETS[name];
+  const properties = [...RESOURCE_INPUTS[type], ...RESOURCE_OUTPUTS[type]];
+  const secrets = RESOURCE_SECRETS[type];
 
   class NativeResource extends pulumi.CustomResource {
     constructor(name: string, args: object | undefined, opts?: pulumi.CustomResourceOptions) {
