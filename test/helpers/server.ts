@@ -57,6 +57,8 @@ export interface ServerProcessOptions {
   provisionDelayMs?: number;
   adminToken?: string;
   allowDemoTokens?: boolean;
+  /** Environment variables of the process, beside those of this one (kept across restart). */
+  env?: Record<string, string>;
 }
 
 /** A reference server running as `cws serve` in a child process. */
@@ -133,7 +135,10 @@ async function inChildProcess(
   if (opts.seed) args.push("--seed", opts.seed);
   if (opts.adminToken) args.push("--admin-token", opts.adminToken);
   if (opts.allowDemoTokens) args.push("--allow-demo-tokens");
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: opts.env ? { ...process.env, ...opts.env } : process.env,
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let err = "";

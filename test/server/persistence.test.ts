@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { durableResponses } from "../../server/http/durable.ts";
 import { DEFAULT_SEED } from "../../server/index.ts";
 import { Store } from "../../server/store.ts";
-import { call, expectError, type ApiServer } from "../helpers/http.ts";
+import { call, DEMO_TOKEN, expectError, type ApiServer } from "../helpers/http.ts";
 import { startTestServer } from "../helpers/server.ts";
 import { create, createSshKey, createVolume, rental, waitForStatus } from "./fixtures.ts";
 
@@ -24,7 +24,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const h = { authorization: "Bearer demo-token", "content-type": "application/json" };
+const h = { authorization: `Bearer ${DEMO_TOKEN}`, "content-type": "application/json" };
 
 /** Every workload UID of the demo org, page by page. */
 async function allWorkloadUids(s: ApiServer): Promise<Set<string>> {
@@ -37,20 +37,6 @@ async function allWorkloadUids(s: ApiServer): Promise<Set<string>> {
     cursor = page.next_cursor;
   } while (cursor);
   return uids;
-}
-
-/** Runs start with the environment variables set (a child process inherits them), then restores them. */
-async function withEnv<T>(env: Record<string, string>, start: () => Promise<T>): Promise<T> {
-  const before = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    return await start();
-  } finally {
-    for (const [k, v] of Object.entries(before)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
 }
 
 describe("persistence", () => {
@@ -112,9 +98,11 @@ describe("persistence", () => {
   it("loses no acknowledged create when `cws serve` is killed -9 amid concurrent creates", async () => {
     // Each group commit waits 30 ms: a reply sent before its commit would leave a wide window
     // in which the kill finds acknowledged creates not yet on disk.
-    const first = await withEnv({ CWS_COMMIT_DELAY_MS: "30" }, () =>
-      startTestServer({ subprocess: true, dataDir: true }),
-    );
+    const first = await startTestServer({
+      subprocess: true,
+      dataDir: true,
+      env: { CWS_COMMIT_DELAY_MS: "30" },
+    });
     const pool = new Pool(first.origin, { connections: 40 });
     const acked: string[] = [];
     let killed = false;
