@@ -1,8 +1,8 @@
 /**
- * A program that imports `pulumi-cws/sdk` (or `pulumi-cws/sdk/native`) loads @pulumi/pulumi and the shared names it needs,
- * never the provider, the client or their dependencies (undici, zod): the engine loads those in
- * its own provider process. A fresh Node process imports the SDK under a resolve hook that
- * records every module it loads.
+ * A program that imports `pulumi-cws/sdk` (or `pulumi-cws/sdk/native`) loads @pulumi/pulumi and
+ * the shared names it needs, never the provider, the client or their dependencies (undici, zod):
+ * the engine loads those in its own provider process. A fresh Node process imports the SDK under
+ * a resolve hook that records every module it loads.
  */
 import { spawnSync } from "node:child_process";
 import { relative } from "node:path";
