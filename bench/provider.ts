@@ -4,7 +4,8 @@
  * for, each deploy taking 100 ms on the service) against N no-op dynamic resources under the
  * same engine and the same offline stack setup. For each N and front end: up, preview, refresh
  * and destroy times and their ratio to the floor, the provider process's peak RSS, the bytes
- * each resource takes in state, and the API requests per resource. Printed, never asserted.
+ * each resource takes in state, and the API requests per resource; with two or more N, the fixed
+ * part and the part per resource of preview's and refresh's times. Printed, never asserted.
  *
  * Run: node bench/provider.ts [--n 60,240] [--front-ends dynamic,native] [--repeat 1]
  * [--delay-ms 100] [--budget-min 30] (or BENCH_PROVIDER_N, BENCH_PROVIDER_FRONT_ENDS,
@@ -341,6 +342,7 @@ async function main(): Promise<void> {
     rmSync(pluginDir, { recursive: true, force: true });
   }
   print(rows, fes);
+  printFit(rows, fes);
   console.log(
     `\nMinutes per N (${REPEAT} run(s) of ${fes.map((f) => f.name).join(", ")}): ` +
       done.map((d) => `N=${d.n} ${d.minutes.toFixed(1)}`).join(", "),
@@ -349,8 +351,19 @@ async function main(): Promise<void> {
   console.log(`Total bench time: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
+/** The Ns measured, in order. */
+const measuredNs = (runs: Row[][]) => [...new Set(runs.map((r) => r[0]!.n))];
+/** One front end's rows at `n`, and the floor's from the same runs, in run order. */
+function rowsAt(runs: Row[][], n: number, name: string): { mine: Row[]; floors: Row[] } {
+  const ofN = runs.filter((r) => r[0]!.n === n);
+  return {
+    mine: ofN.map((r) => r.find((x) => x.name === name)!),
+    floors: ofN.map((r) => r.find((x) => x.name === "floor")!),
+  };
+}
+
 function print(runs: Row[][], fes: FrontEnd[]): void {
-  const measured = [...new Set(runs.map((r) => r[0]!.n))];
+  const measured = measuredNs(runs);
   const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
   console.log(
     `\nProvider at scale vs the engine floor (the package as built into dist/; N no-op dynamic ` +
@@ -363,10 +376,8 @@ function print(runs: Row[][], fes: FrontEnd[]): void {
   );
   console.log(`|---:|---|---|---|---|---|---:|---:|---|`);
   for (const n of measured) {
-    const ofN = runs.filter((r) => r[0]!.n === n);
     for (const fe of fes) {
-      const mine = ofN.map((r) => r.find((x) => x.name === fe.name)!);
-      const floors = ofN.map((r) => r.find((x) => x.name === "floor")!);
+      const { mine, floors } = rowsAt(runs, n, fe.name);
       const cells = OPS.map((op) => {
         const t = median(mine.map((m) => m.times[op]));
         if (fe.name === "floor") return `${t.toFixed(2)} s`;
@@ -387,9 +398,8 @@ function print(runs: Row[][], fes: FrontEnd[]): void {
   console.log(`| N | front end | up | preview | refresh | destroy |`);
   console.log(`|---:|---|---|---|---|---|`);
   for (const n of measured) {
-    const ofN = runs.filter((r) => r[0]!.n === n);
     for (const fe of fes) {
-      const mine = ofN.map((r) => r.find((x) => x.name === fe.name)!);
+      const { mine } = rowsAt(runs, n, fe.name);
       const cells = OPS.map((op) => {
         const e = median(mine.map((m) => m.cpu[op].engine));
         const p = median(mine.map((m) => m.cpu[op].provider));
@@ -399,6 +409,44 @@ function print(runs: Row[][], fes: FrontEnd[]): void {
       });
       console.log(`| ${n} | ${fe.name} | ${cells.join(" | ")} |`);
     }
+  }
+}
+
+/**
+ * Preview's and refresh's times split into a fixed part and a part per resource: the straight line
+ * through the medians at the smallest and the largest N. As N grows, a front end's ratio to the
+ * floor moves from its ratio at small N towards the ratio of the parts per resource, so a ratio
+ * that rises with N comes either from a dearer resource or from a cheaper start. Up and destroy
+ * are left out: the engine saves the whole state after each of their steps, so their time grows
+ * faster than N and a line fits them badly.
+ */
+function printFit(runs: Row[][], fes: FrontEnd[]): void {
+  const measured = measuredNs(runs);
+  if (measured.length < 2) return;
+  const [lo, hi] = [Math.min(...measured), Math.max(...measured)];
+  const time = (name: string, n: number, op: Op) =>
+    median(rowsAt(runs, n, name).mine.map((m) => m.times[op]));
+  const fit = (name: string, op: Op) => {
+    const perResource = (time(name, hi, op) - time(name, lo, op)) / (hi - lo);
+    return { fixed: time(name, lo, op) - lo * perResource, perResource };
+  };
+  const ops = ["preview", "refresh"] as const;
+  console.log(
+    `\nFixed part + part per resource of preview and refresh (the line through the medians at ` +
+      `N=${lo} and N=${hi}); for a front end, its part per resource over the floor's: the ratio ` +
+      `its ratio tends to as N grows\n`,
+  );
+  console.log(`| front end | ${ops.join(" | ")} |`);
+  console.log(`|---|${ops.map(() => "---|").join("")}`);
+  for (const fe of fes) {
+    const cells = ops.map((op) => {
+      const { fixed, perResource } = fit(fe.name, op);
+      const cell = `${fixed.toFixed(2)} s + ${(perResource * 1000).toFixed(2)} ms`;
+      return fe.name === "floor"
+        ? cell
+        : `${cell}, **${(perResource / fit("floor", op).perResource).toFixed(2)}x**`;
+    });
+    console.log(`| ${fe.name} | ${cells.join(" | ")} |`);
   }
 }
 
