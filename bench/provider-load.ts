@@ -13,6 +13,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { REPO_ROOT } from "../scripts/pulumi-toolchain.ts";
 import { DIST, buildPackage } from "./built-package.ts";
+import { median } from "./median.ts";
 
 const i = process.argv.indexOf("--runs");
 const RUNS = Number((i > 0 ? process.argv[i + 1] : undefined) ?? 9);
@@ -68,7 +69,6 @@ for (const v of names) probe(v); // warms the compile cache
 const runs: Record<Variant, Times[]> = { bundle: [], compiled: [] };
 for (let r = 0; r < RUNS; r++) for (const v of names) runs[v].push(probe(v));
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const ms = (x: number) => `${x.toFixed(0)} ms`;
 console.log(`\nDynamic provider start (median of ${RUNS} fresh processes each, taken in turn)\n`);
 console.log(`| code | @pulumi/pulumi (floor) | adapter + check + diff | + client | ours / floor |`);

@@ -27,6 +27,7 @@ import { fileURLToPath } from "node:url";
 import { offlineStack } from "../scripts/offline-stack.ts";
 import { pulumiRoot } from "../scripts/pulumi-toolchain.ts";
 import { DIST, buildPackage } from "./built-package.ts";
+import { median } from "./median.ts";
 import { ProcessWatch } from "./provider-procs.ts";
 import { sshKey } from "../test/helpers/ssh-keys.ts";
 
@@ -286,8 +287,6 @@ async function runOne(fe: FrontEnd, n: number, server: ServerChild): Promise<Row
     apiPerResource: api,
   };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 /**
  * Minutes the runs of `n` are expected to take, from those of the smaller N: the engine's work per
