@@ -7,6 +7,7 @@ import { resolveConfig, type ConfigSource } from "./config.ts";
 import { requireCached } from "./load.ts";
 import { resourceModule } from "./registry.ts";
 import { PartialStateError, type Context, type Props } from "./resource.ts";
+import { fromState, toState } from "./state.ts";
 
 let source: ConfigSource = () => undefined;
 let context: { ctx: Context; config: string } | undefined;
@@ -43,27 +44,32 @@ function clean(props: Props): Props {
   return rest;
 }
 
+/** Old state of a type, in the current shape, without engine-internal keys (state.ts). */
+function old(type: string, props: Props | undefined): Props {
+  return fromState(type, clean(props ?? {}));
+}
+
 /** Errors cross into the engine with their message only; partial state keeps its id and outputs. */
 function rethrow(e: unknown): never {
-  if (e instanceof PartialStateError) throw e;
+  if (e instanceof PartialStateError) throw new PartialStateError(e.id, toState(e.properties), e.message);
   const err = new Error(e instanceof Error ? e.message : String(e));
   throw err;
 }
 
 export function check(type: string, olds: Props, news: Props) {
-  const r = resourceModule(type).check(clean(olds), clean(news));
-  return { inputs: r.inputs, failures: r.failures };
+  const r = resourceModule(type).check(old(type, olds), clean(news));
+  return { inputs: toState(r.inputs), failures: r.failures };
 }
 
 export function diff(type: string, id: string, olds: Props, news: Props) {
-  const d = resourceModule(type).diff(id, clean(olds), clean(news));
+  const d = resourceModule(type).diff(id, old(type, olds), old(type, news));
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }
 
 export async function create(type: string, inputs: Props) {
   try {
-    const r = await resourceModule(type).create(ctx(), clean(inputs));
-    return { id: r.id, outs: r.outputs };
+    const r = await resourceModule(type).create(ctx(), old(type, inputs));
+    return { id: r.id, outs: toState(r.outputs) };
   } catch (e) {
     rethrow(e);
   }
@@ -71,9 +77,9 @@ export async function create(type: string, inputs: Props) {
 
 export async function read(type: string, id: string, props: Props) {
   try {
-    const r = await resourceModule(type).read(ctx(), id, clean(props ?? {}));
+    const r = await resourceModule(type).read(ctx(), id, old(type, props));
     // An empty id tells the engine the resource is gone.
-    return r ? { id: r.id, props: r.outputs, inputs: r.inputs } : { id: "", props: {} };
+    return r ? { id: r.id, props: toState(r.outputs), inputs: toState(r.inputs) } : { id: "", props: {} };
   } catch (e) {
     rethrow(e);
   }
@@ -81,7 +87,7 @@ export async function read(type: string, id: string, props: Props) {
 
 export async function update(type: string, id: string, olds: Props, news: Props) {
   try {
-    return { outs: await resourceModule(type).update(ctx(), id, clean(olds), clean(news)) };
+    return { outs: toState(await resourceModule(type).update(ctx(), id, old(type, olds), old(type, news))) };
   } catch (e) {
     rethrow(e);
   }
@@ -89,7 +95,7 @@ export async function update(type: string, id: string, olds: Props, news: Props)
 
 export async function remove(type: string, id: string, props: Props) {
   try {
-    await resourceModule(type).delete(ctx(), id, clean(props));
+    await resourceModule(type).delete(ctx(), id, old(type, props));
   } catch (e) {
     rethrow(e);
   }

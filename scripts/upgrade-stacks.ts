@@ -22,6 +22,12 @@ export const UPGRADE_FRONT_ENDS: FrontEndName[] = ["dynamic", "native"];
 /** The program's file in a front end's directory. */
 export const PROGRAM: Record<FrontEndName, string> = { dynamic: "program.ts", native: "Pulumi.yaml" };
 
+/** Secrets of the recorded stacks: test values, kept encrypted in the state. */
+export const RECORDED_SECRETS = {
+  vmPassword: "upgrade-vm-pass-3f9c",
+  registryPassword: "upgrade-registry-pass-7b21",
+};
+
 /** The stack every recorded set uses. */
 export const STACK = "dev";
 
@@ -31,6 +37,8 @@ export const CONFIG_FILE = `Pulumi.${STACK}.yaml`;
 export interface UpgradeStack {
   /** The directory holding the project (and its CONFIG_FILE). */
   projectDir: string;
+  /** Everything the engine keeps: the backend and PULUMI_HOME. */
+  stateDir: string;
   /** A `pulumi` command on the stack; resolves to its output, rejects with it on failure. */
   pulumi(...args: string[]): Promise<string>;
   cleanup(): Promise<void>;
@@ -84,13 +92,15 @@ export async function dynamicStack(
   };
   return {
     projectDir,
+    stateDir: join(s.dir, "state"),
     async pulumi(cmd, ...rest) {
       const viaAuto = auto[cmd!];
       if (viaAuto) return viaAuto(rest);
-      const res = await s.stack.workspace.pulumiCommand.run([cmd!, ...rest, "--stack", STACK], projectDir, {
+      const cli = s.stack.workspace.pulumiCommand.command;
+      return run(cli, [cmd!, ...rest, "--non-interactive", "--stack", STACK], projectDir, {
+        ...process.env,
         ...s.env,
       });
-      return res.stdout + res.stderr;
     },
     cleanup: () => s.cleanup(),
   };
@@ -118,6 +128,7 @@ export async function nativeStack(
   };
   const stack = {
     projectDir,
+    stateDir: root,
     pulumi: (...args: string[]) =>
       run(
         "pulumi",

@@ -20,7 +20,8 @@ import type { EngineLog } from "./engine-log.ts";
 import { RESOURCE_PROPERTIES } from "./properties.ts";
 import { CONFIG_KEYS, CONFIG_SECRETS, checkConfig, configFrom } from "./provider-config.ts";
 import { PACKAGE } from "./schema.ts";
-import { decode, encode } from "./values.ts";
+import { fromState, toState } from "../state.ts";
+import { decode, encode, type Decoded } from "./values.ts";
 
 type Call<Req> = grpc.ServerUnaryCall<Req, unknown>;
 type Callback = grpc.sendUnaryData<unknown>;
@@ -48,6 +49,10 @@ function moduleFor(urn: string): ResourceModule {
 
 const secretsOf = (urn: string) => RESOURCE_PROPERTIES[parseUrn(urn).type]?.secrets ?? [];
 
+/** Old state from the engine, in the current shape (state.ts); secrets stay wrapped through migrations. */
+const decodeState = (urn: string, s: Parameters<typeof decode>[0]): Decoded =>
+  decode(s, (raw) => fromState(parseUrn(urn).type, raw));
+
 function failuresOf(failures: CheckFailure[]) {
   return failures.map((f) => {
     const pf = new providerPb.CheckFailure();
@@ -64,7 +69,7 @@ function grpcError(e: unknown, secrets: Iterable<string>): grpc.ServiceError {
   if (e instanceof PartialStateError) {
     const detail = new providerPb.ErrorResourceInitFailed();
     detail.setId(e.id);
-    detail.setProperties(encode(e.properties, secrets));
+    detail.setProperties(encode(toState(e.properties), secrets));
     detail.setReasonsList(e.reasons);
     const any = new anyPb.Any();
     any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
@@ -185,19 +190,19 @@ export class CwsPlugin {
 
   check(req: InstanceType<typeof providerPb.CheckRequest>): unknown {
     const urn = req.getUrn();
-    const olds = decode(req.getOlds());
+    const olds = decodeState(urn, req.getOlds());
     const news = decode(req.getNews());
     const r = moduleFor(urn).check(olds.props, news.props);
     const res = new providerPb.CheckResponse();
-    res.setInputs(encode(r.inputs, [...news.secrets, ...secretsOf(urn)]));
+    res.setInputs(encode(toState(r.inputs), [...news.secrets, ...secretsOf(urn)]));
     res.setFailuresList(failuresOf(r.failures));
     return res;
   }
 
   diff(req: InstanceType<typeof providerPb.DiffRequest>): unknown {
     const urn = req.getUrn();
-    const olds = decode(req.getOlds()).props;
-    const news = decode(req.getNews()).props;
+    const olds = decodeState(urn, req.getOlds()).props;
+    const news = decodeState(urn, req.getNews()).props;
     const d = moduleFor(urn).diff(req.getId(), olds, news);
     const { type } = parseUrn(urn);
     for (const words of diffWords(type, d, news.name ?? olds.name)) void this.#opts.log.log(urn, words);
@@ -206,11 +211,11 @@ export class CwsPlugin {
 
   async create(req: InstanceType<typeof providerPb.CreateRequest>): Promise<unknown> {
     const urn = req.getUrn();
-    const inputs = decode(req.getProperties());
+    const inputs = decodeState(urn, req.getProperties());
     const secrets = [...inputs.secrets, ...secretsOf(urn)];
     const res = new providerPb.CreateResponse();
     if (req.getPreview()) {
-      res.setProperties(encode(inputs.props, secrets));
+      res.setProperties(encode(toState(inputs.props), secrets));
       return res;
     }
     try {
@@ -218,7 +223,7 @@ export class CwsPlugin {
         moduleFor(urn).create(ctx, inputs.props),
       );
       res.setId(r.id);
-      res.setProperties(encode(r.outputs, secrets));
+      res.setProperties(encode(toState(r.outputs), secrets));
       return res;
     } catch (e) {
       throw grpcError(e, secrets);
@@ -227,8 +232,8 @@ export class CwsPlugin {
 
   async read(req: InstanceType<typeof providerPb.ReadRequest>): Promise<unknown> {
     const urn = req.getUrn();
-    const props = decode(req.getProperties());
-    const inputs = decode(req.getInputs());
+    const props = decodeState(urn, req.getProperties());
+    const inputs = decodeState(urn, req.getInputs());
     const secrets = [...props.secrets, ...inputs.secrets, ...secretsOf(urn)];
     const r = await this.#withContext(urn, req.getTimeout(), (ctx) =>
       moduleFor(urn).read(ctx, req.getId(), props.props),
@@ -236,26 +241,26 @@ export class CwsPlugin {
     const res = new providerPb.ReadResponse();
     if (!r) return res; // gone: an empty id drops it from state
     res.setId(r.id);
-    res.setProperties(encode(r.outputs, secrets));
-    res.setInputs(encode(r.inputs, secrets));
+    res.setProperties(encode(toState(r.outputs), secrets));
+    res.setInputs(encode(toState(r.inputs), secrets));
     return res;
   }
 
   async update(req: InstanceType<typeof providerPb.UpdateRequest>): Promise<unknown> {
     const urn = req.getUrn();
-    const olds = decode(req.getOlds());
-    const news = decode(req.getNews());
+    const olds = decodeState(urn, req.getOlds());
+    const news = decodeState(urn, req.getNews());
     const secrets = [...olds.secrets, ...news.secrets, ...secretsOf(urn)];
     const res = new providerPb.UpdateResponse();
     if (req.getPreview()) {
-      res.setProperties(encode({ ...olds.props, ...news.props }, secrets));
+      res.setProperties(encode(toState({ ...olds.props, ...news.props }), secrets));
       return res;
     }
     try {
       const outputs = await this.#withContext(urn, req.getTimeout(), (ctx) =>
         moduleFor(urn).update(ctx, req.getId(), olds.props, news.props),
       );
-      res.setProperties(encode(outputs, secrets));
+      res.setProperties(encode(toState(outputs), secrets));
       return res;
     } catch (e) {
       throw grpcError(e, secrets);
@@ -265,7 +270,7 @@ export class CwsPlugin {
   async delete(req: InstanceType<typeof providerPb.DeleteRequest>): Promise<unknown> {
     const urn = req.getUrn();
     await this.#withContext(urn, req.getTimeout(), (ctx) =>
-      moduleFor(urn).delete(ctx, req.getId(), decode(req.getProperties()).props),
+      moduleFor(urn).delete(ctx, req.getId(), decodeState(urn, req.getProperties()).props),
     );
     return new emptyPb.Empty();
   }

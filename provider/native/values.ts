@@ -39,9 +39,12 @@ export interface Decoded {
   secrets: Set<string>;
 }
 
-/** A Struct from the engine as plain props, with the keys that carried secrets. */
-export function decode(s: Struct | undefined): Decoded {
-  const raw = (s?.toJavaScript() ?? {}) as Props;
+/**
+ * A Struct from the engine as plain props, with the keys that carried secrets. `upgrade` (state
+ * migrations) sees the values before secrets are unwrapped, so what it moves stays secret.
+ */
+export function decode(s: Struct | undefined, upgrade: (raw: Props) => Props = (raw) => raw): Decoded {
+  const raw = upgrade((s?.toJavaScript() ?? {}) as Props);
   const secrets = new Set(Object.keys(raw).filter((k) => containsSecret(raw[k])));
   return { props: unwrap(raw) as Props, secrets };
 }
@@ -66,6 +69,6 @@ function defined(v: unknown): unknown {
 /** Plain props as a Struct for the engine; the keys in `secrets` are wrapped as secrets. */
 export function encode(props: Props, secrets: Iterable<string> = []): Struct {
   const out = defined(props) as Props;
-  for (const k of secrets) if (out[k] !== undefined && out[k] !== null) out[k] = secret(out[k]);
+  for (const k of new Set(secrets)) if (out[k] !== undefined && out[k] !== null) out[k] = secret(out[k]);
   return structPb.Struct.fromJavaScript(out as Parameters<typeof structPb.Struct.fromJavaScript>[0]);
 }
