@@ -1,0 +1,81 @@
+/**
+ * One version everywhere (docs/release-policy.md): the package, the schema, the plugin as the
+ * engine meets it (GetPluginInfo, GetSchema), the changelog's newest release, the version the
+ * README tells a project to pin, and a recorded upgrade set of that version's state.
+ */
+import * as grpc from "@grpc/grpc-js";
+import emptyPb from "google-protobuf/google/protobuf/empty_pb.js";
+import providerGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
+import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+
+const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
+const VERSION = (JSON.parse(read("package.json")) as { version: string }).version;
+
+type Client = InstanceType<typeof providerGrpc.ResourceProviderClient>;
+const call = <Res>(client: Client, method: string, req: unknown): Promise<Res> =>
+  new Promise((resolve, reject) =>
+    (client as unknown as Record<string, (r: unknown, cb: (e: Error | null, r: Res) => void) => void>)[
+      method
+    ]!(req, (e, r) => (e ? reject(e) : resolve(r))),
+  );
+
+describe(`version ${VERSION}`, () => {
+  it("is the schema's", () => {
+    expect((JSON.parse(read("schema.json")) as { version: string }).version).toBe(VERSION);
+  });
+
+  it("is what the plugin reports to the engine, and the version of the schema it serves", async () => {
+    const plugin = spawn(join(REPO_ROOT, "bin", "pulumi-resource-cws"), [], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      const lines = createInterface({ input: plugin.stdout });
+      const port = (await lines[Symbol.asyncIterator]().next()).value as string;
+      const client = new providerGrpc.ResourceProviderClient(
+        `127.0.0.1:${port}`,
+        grpc.credentials.createInsecure(),
+      );
+      const info = await call<{ getVersion(): string }>(client, "getPluginInfo", new emptyPb.Empty());
+      expect(info.getVersion()).toBe(VERSION);
+      const schema = await call<{ getSchema(): string }>(
+        client,
+        "getSchema",
+        new providerPb.GetSchemaRequest(),
+      );
+      expect((JSON.parse(schema.getSchema()) as { version: string }).version).toBe(VERSION);
+      client.close();
+    } finally {
+      plugin.kill();
+    }
+  });
+
+  it("is the changelog's newest release and has its recorded upgrade set", () => {
+    const newest = /^## (\d+\.\d+\.\d+)/m.exec(read("CHANGELOG.md"))?.[1];
+    expect(newest).toBe(VERSION);
+    for (const frontEnd of ["dynamic", "native"])
+      expect(
+        existsSync(join(REPO_ROOT, "test", "fixtures", "upgrade", VERSION, frontEnd, "state.json")),
+      ).toBe(true);
+  });
+
+  it("is the version the docs tell a project to pin for the plugin", () => {
+    const pages = [
+      "README.md",
+      ...readdirSync(join(REPO_ROOT, "docs"), { recursive: true, encoding: "utf8" })
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => join("docs", f)),
+    ];
+    // `plugins.providers` entries of Pulumi.yaml: `version: X` under a `path:` line.
+    const pinned = pages.flatMap((p) =>
+      [...read(p).matchAll(/^\s+path: .*\n\s+version: (\S+)$/gm)].map((m) => `${p}: ${m[1]}`),
+    );
+    expect(pinned.length).toBeGreaterThan(0);
+    expect(pinned).toEqual(pinned.map((p) => `${p.slice(0, p.lastIndexOf(": "))}: ${VERSION}`));
+  });
+});
