@@ -12,9 +12,9 @@ import {
   type WorkloadEvent,
   type WorkloadListQuery,
 } from "../api/index.ts";
-import { eventPage } from "./events.ts";
+import type { Cursors } from "./common/cursors.ts";
+import { eventPageOf, pageOf, type PageResult } from "./common/pages.ts";
 import { ApiError, violationError, zodError } from "./http/errors.ts";
-import { paginate, type PageResult } from "./http/io.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { WorkloadRecord } from "./records.ts";
 import { newRevision, newUid, sha256Hex } from "./util.ts";
@@ -29,10 +29,12 @@ import type { WorkloadChecks } from "./workload-checks.ts";
 export class WorkloadService {
   private readonly lc: Lifecycle;
   private readonly checks: WorkloadChecks;
+  private readonly cursors: Cursors;
 
-  constructor(lc: Lifecycle, checks: WorkloadChecks) {
+  constructor(lc: Lifecycle, checks: WorkloadChecks, cursors: Cursors) {
     this.lc = lc;
     this.checks = checks;
+    this.cursors = cursors;
   }
 
   private get store() {
@@ -56,18 +58,27 @@ export class WorkloadService {
 
   /** A page of the org's workloads; deleted ones only when the query asks for status deleted. */
   list(org: string, q: WorkloadListQuery): PageResult<WorkloadRecord> {
-    return paginate(this.store.workloads.list(org), q, (w) => {
-      if (q.status ? w.status !== q.status : w.status === "deleted") return false;
-      if (q.type && w.type !== q.type) return false;
-      if (q.project_id !== undefined && (w.project_id ?? "") !== q.project_id) return false;
-      if (q.name !== undefined && w.name !== q.name) return false;
-      return true;
-    });
+    const scope = { cursors: this.cursors, org, list: "workloads" };
+    const docs = this.store.workloads;
+    return pageOf(
+      scope,
+      docs.list(org),
+      (w) => docs.seqOf(w.uid)!,
+      q,
+      (w) => {
+        if (q.status ? w.status !== q.status : w.status === "deleted") return false;
+        if (q.type && w.type !== q.type) return false;
+        if (q.project_id !== undefined && (w.project_id ?? "") !== q.project_id) return false;
+        if (q.name !== undefined && w.name !== q.name) return false;
+        return true;
+      },
+    );
   }
 
   /** A page of a workload's events, oldest first. */
   events(w: WorkloadRecord, q: PageQuery): PageResult<WorkloadEvent> {
-    return eventPage<WorkloadEvent>(this.store, "workload", w.uid, q);
+    const scope = { cursors: this.cursors, org: w.org, list: `workloads/${w.uid}/events` };
+    return eventPageOf<WorkloadEvent>(scope, this.store, "workload", w.uid, q);
   }
 
   /** Whether `digest` (hex, optionally `sha256:`) is the SHA-256 of the workload's image. */
