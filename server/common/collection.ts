@@ -1,6 +1,5 @@
-import type { z } from "zod";
 import type { PageQuery, Reason } from "../../api/index.ts";
-import { ApiError, zodError } from "../http/errors.ts";
+import { ApiError } from "../http/errors.ts";
 import type { Collection, Doc } from "../store-collection.ts";
 import type { Store } from "../store.ts";
 import type { Cursors } from "./cursors.ts";
@@ -21,10 +20,6 @@ export interface CollectionRules<R extends Doc, P> {
   noun: string;
   /** Reason of an unknown (or another org's) member. */
   notFound: Reason;
-  /** Reason of a PATCH body that breaks the schema. */
-  invalid: Reason;
-  /** The PATCH body: a strict schema, so unknown fields are refused. */
-  patch: z.ZodType<P>;
   /** Applies a valid PATCH body; returns whether anything changed (may throw a rule's error first). */
   apply(r: R, patch: P): boolean;
   /** The members the org sees, in creation order (default: its own). */
@@ -43,7 +38,8 @@ export interface CollectionRules<R extends Doc, P> {
 
 /**
  * One collection of the API (volumes, SSH keys, workload templates, sandbox templates): get,
- * list with opaque cursors (common/pages.ts), PATCH with unknown-field rejection, delete and
+ * list with opaque cursors (common/pages.ts), PATCH (its body checked by the endpoint's strict
+ * schema, api/endpoints/), delete and
  * events, the same for every kind. A service extends it with what only its kind has (create,
  * rules across kinds).
  */
@@ -89,16 +85,12 @@ export class ResourceCollection<R extends Doc & { updated_at: string }, P> {
   }
 
   /**
-   * PATCH: finds the member (404, read-only), reads the body, checks it against the
-   * collection's strict schema (unknown fields refused), then applies it.
+   * PATCH: finds the member (404, read-only), then reads the body (`readBody` checks it against
+   * the endpoint's strict schema, so unknown fields are refused) and applies it.
    */
-  async patch(org: string, uid: string, readBody: () => Promise<unknown>): Promise<R> {
+  async patch(org: string, uid: string, readBody: () => Promise<P>): Promise<R> {
     const r = this.writable(org, uid);
-    const body = await readBody();
-    if (body === undefined) throw new ApiError(this.rules.invalid, "request body is required (JSON object)");
-    const parsed = this.rules.patch.safeParse(body);
-    if (!parsed.success) throw zodError(parsed.error, this.rules.invalid);
-    if (this.rules.apply(r, parsed.data)) {
+    if (this.rules.apply(r, await readBody())) {
       r.updated_at = this.now();
       this.docs.put(r);
     }

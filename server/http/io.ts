@@ -1,8 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import type { z } from "zod";
-import type { Reason } from "../../api/index.ts";
-import { ApiError, zodError } from "./errors.ts";
-import type { RequestContext } from "./router.ts";
+import { ApiError } from "./errors.ts";
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -44,34 +41,4 @@ function parseJsonBody(req: IncomingMessage, chunks: Buffer[], size: number, lim
   } catch {
     throw new ApiError("INVALID_BODY", "request body is not valid JSON");
   }
-}
-
-/** The body parsed by schema; a missing body counts as `{}` when `optional`. */
-export async function parseBody<S extends z.ZodType>(
-  ctx: RequestContext,
-  schema: S,
-  opts: { reason?: Reason; optional?: boolean } = {},
-): Promise<z.infer<S>> {
-  const reason = opts.reason ?? "INVALID_BODY";
-  let raw = await ctx.json();
-  if (raw === undefined) {
-    if (!opts.optional) throw new ApiError(reason, "request body is required (JSON object)");
-    raw = {};
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw zodError(parsed.error, reason);
-  return parsed.data;
-}
-
-/** Query parameters parsed by schema (repeated keys: the last one counts). */
-export function parseQuery<S extends z.ZodType>(
-  ctx: RequestContext,
-  schema: S,
-  omit: readonly string[] = [],
-): z.infer<S> {
-  const obj: Record<string, string> = {};
-  for (const [k, v] of ctx.query) if (!omit.includes(k)) obj[k] = v;
-  const parsed = schema.safeParse(obj);
-  if (!parsed.success) throw zodError(parsed.error, "INVALID_QUERY");
-  return parsed.data;
 }

@@ -2,9 +2,7 @@ import type { ServerContext } from "../context.ts";
 import { registerDashboard } from "../dashboard/route.ts";
 import { registerOpenApiRoute } from "../openapi/route.ts";
 import { registerAdminRoutes } from "./admin.ts";
-import { registerAdminOrgRoutes } from "./admin-orgs.ts";
 import { registerMetaRoutes } from "./meta.ts";
-import { registerSandboxTemplateRoutes } from "./sandbox-templates.ts";
 import { registerSandboxRoutes } from "./sandboxes.ts";
 import { registerSshKeyRoutes } from "./ssh-keys.ts";
 import { registerTemplateRoutes } from "./templates.ts";
@@ -18,13 +16,11 @@ export type RouteModule = (ctx: ServerContext) => void | Promise<void>;
 export const ROUTE_MODULES: readonly RouteModule[] = [
   registerMetaRoutes,
   registerWorkloadRoutes,
-  registerSandboxTemplateRoutes,
   registerSandboxRoutes,
   registerTemplateRoutes,
   registerVolumeRoutes,
   registerSshKeyRoutes,
   registerAdminRoutes,
-  registerAdminOrgRoutes,
   registerOpenApiRoute,
   registerDashboard,
 ];

@@ -1,7 +1,9 @@
 import { readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Version } from "../../api/index.ts";
+import { META } from "../../api/endpoints/index.ts";
 import type { ServerContext } from "../context.ts";
+import { serve } from "../http/endpoints.ts";
 
 const PACKAGE_JSON = fileURLToPath(new URL("../../package.json", import.meta.url));
 
@@ -17,19 +19,15 @@ function versionInfo(): Version {
 
 /** Health, readiness, version (no auth; also served at the root) and the region list. */
 export function registerMetaRoutes(ctx: ServerContext): void {
-  const { router } = ctx;
   const version = versionInfo();
   let closing = false;
   ctx.onClose(() => {
     closing = true;
   });
-  router.get("/healthz", () => ({ status: 200, body: { status: "ok" } }), { auth: "none" });
-  router.get(
-    "/readyz",
-    () =>
-      closing ? { status: 503, body: { status: "closing" } } : { status: 200, body: { status: "ready" } },
-    { auth: "none" },
+  serve(ctx, META.health, () => ({ status: 200, body: { status: "ok" } }));
+  serve(ctx, META.ready, () =>
+    closing ? { status: 503, body: { status: "closing" } } : { status: 200, body: { status: "ready" } },
   );
-  router.get("/version", () => ({ status: 200, body: version }), { auth: "none" });
-  router.get("/region", () => ({ status: 200, body: ctx.store.seed.regions }), { auth: "token" });
+  serve(ctx, META.version, () => ({ status: 200, body: version }));
+  serve(ctx, META.regions, () => ({ status: 200, body: ctx.store.seed.regions }));
 }

@@ -1,13 +1,13 @@
+import { SANDBOXES } from "../../api/endpoints/index.ts";
 import { LIMITS } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
+import { serve } from "../http/endpoints.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RequestContext } from "../http/router.ts";
 import type { SandboxService } from "../sandbox/service.ts";
 import type { FileStream } from "../sandbox/runtime.ts";
 import { readFileUpload } from "./file-upload.ts";
 import { runOn, sandboxRoute, targetOf } from "./sandbox-http.ts";
-
-const FILES = "/orgs/:org/workloads/:uid/files";
 
 /** Longest guest path accepted (as PATH_MAX). */
 const PATH_MAX = 4096;
@@ -104,10 +104,9 @@ async function sendFile(rc: RequestContext, path: string, file: FileStream): Pro
 
 /** GET / PUT .../files: file contents as base64 JSON; the sandbox resolves paths in its own view. */
 export function registerSandboxFileRoutes(ctx: ServerContext, svc: SandboxService): void {
-  const { router } = ctx;
-
-  router.get(
-    FILES,
+  serve(
+    ctx,
+    SANDBOXES.readFile,
     sandboxRoute(svc, async (rc) => {
       const t = targetOf(svc, rc, "read files of", "running");
       for (const k of rc.query.keys())
@@ -127,8 +126,9 @@ export function registerSandboxFileRoutes(ctx: ServerContext, svc: SandboxServic
     }),
   );
 
-  router.put(
-    FILES,
+  serve(
+    ctx,
+    SANDBOXES.writeFile,
     sandboxRoute(svc, async (rc) => {
       const t = targetOf(svc, rc, "write files of", "running");
       const { path, data } = await readFileBody(rc);

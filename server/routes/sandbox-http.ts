@@ -14,7 +14,10 @@ import type { Need } from "../sandbox/targets.ts";
 type ErrorKind = "file" | "terminal" | "sandbox";
 
 /** A route handler that passes the request on (NEXT) while another module owns sandboxes. */
-export function sandboxRoute(svc: SandboxService, handler: Handler): Handler {
+export function sandboxRoute<C extends RequestContext>(
+  svc: SandboxService,
+  handler: (rc: C) => ReturnType<Handler>,
+): (rc: C) => ReturnType<Handler> {
   return (rc) => (svc.active() ? handler(rc) : NEXT);
 }
 

@@ -1,21 +1,21 @@
-import { ExecBody, ForkBody, LIMITS, PublishBody } from "../../api/index.ts";
+import { SANDBOXES, WORKLOADS } from "../../api/endpoints/index.ts";
+import { LIMITS } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
-import { parseBody } from "../http/io.ts";
+import { serve } from "../http/endpoints.ts";
 import { NEXT } from "../http/router.ts";
 import type { SandboxService } from "../sandbox/service.ts";
 import { sandboxTemplateView, workloadOperation } from "../views.ts";
 import { runOn, sandboxApiError, sandboxRoute, targetOf } from "./sandbox-http.ts";
 
-const W = "/orgs/:org/workloads/:uid";
-
 /** Deploy pool, freeze, thaw, fork, publish and exec of sandboxes: requests to SandboxService. */
 export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService): void {
-  const { router, lifecycle: lc } = ctx;
+  const { lifecycle: lc } = ctx;
 
   // The generic deploy route answers; this notes the pool (X-Deployment-Type) the deploy targets.
-  router.post(
-    `${W}/deploy`,
+  serve(
+    ctx,
+    WORKLOADS.deploy,
     (rc) => {
       svc.noteDeployPool(rc.params.uid!, rc.deploymentType);
       return NEXT;
@@ -23,8 +23,9 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
     { first: true },
   );
 
-  router.post(
-    `${W}/freeze`,
+  serve(
+    ctx,
+    SANDBOXES.freeze,
     sandboxRoute(svc, async (rc) => {
       const t = targetOf(svc, rc, "freeze", "deployed");
       await svc.freeze(t).catch((e: unknown) => {
@@ -34,8 +35,9 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
     }),
   );
 
-  router.post(
-    `${W}/thaw`,
+  serve(
+    ctx,
+    SANDBOXES.thaw,
     sandboxRoute(svc, async (rc) => {
       const t = targetOf(svc, rc, "thaw", "deployed");
       await svc.thaw(t).catch((e: unknown) => {
@@ -45,33 +47,36 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
     }),
   );
 
-  router.post(
-    `${W}/fork`,
+  serve(
+    ctx,
+    SANDBOXES.fork,
     sandboxRoute(svc, async (rc) => {
       const pool = svc.poolOf(rc.deploymentType);
       const parent = svc.target(rc.org, rc.params.uid!, pool, "fork", "running");
-      const body = await parseBody(rc, ForkBody, { optional: true });
+      const body = await rc.body();
       const child = await svc.fork(parent, pool, body);
       return { status: 201, body: workloadOperation(lc, child) };
     }),
   );
 
-  router.post(
-    `${W}/publish`,
+  serve(
+    ctx,
+    SANDBOXES.publish,
     sandboxRoute(svc, async (rc) => {
       const t = targetOf(svc, rc, "publish", "running");
-      const body = await parseBody(rc, PublishBody, { reason: "SANDBOX_TEMPLATE_INVALID" });
+      const body = await rc.body();
       return { status: 202, body: sandboxTemplateView(svc.publish(t, body)) };
     }),
   );
 
   // Sandbox exec ({ cmd } -> { stdout, stderr, code, timed_out }); other types go on to RENTAL exec.
-  router.post(
-    `${W}/exec`,
+  serve(
+    ctx,
+    WORKLOADS.exec,
     sandboxRoute(svc, async (rc) => {
       if (!svc.isSandbox(rc.org, rc.params.uid!)) return NEXT;
       const t = targetOf(svc, rc, "exec in", "running");
-      const body = await parseBody(rc, ExecBody, { reason: "WORKLOAD_EXEC_INVALID" });
+      const body = await rc.body();
       if (body.cmd.includes("\0"))
         throw new ApiError("WORKLOAD_EXEC_INVALID", "cmd must not contain NUL characters");
       const timeout = body.timeout_sec ?? LIMITS.execTimeoutDefaultSec;

@@ -1,14 +1,14 @@
 import type { IncomingMessage } from "node:http";
 import { LIMITS, TERMINAL_ID, type Reason, type TerminalSession } from "../../api/index.ts";
+import { SANDBOXES } from "../../api/endpoints/index.ts";
 import type { ServerContext } from "../context.ts";
+import { serve } from "../http/endpoints.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RequestContext } from "../http/router.ts";
 import type { SandboxService } from "../sandbox/service.ts";
 import { desktopOf } from "../sandbox/targets.ts";
 import type { TerminalSession as RuntimeTerminal } from "../sandbox/runtime.ts";
 import { sandboxApiError, sandboxRoute, targetOf } from "./sandbox-http.ts";
-
-const W = "/orgs/:org/workloads/:uid";
 
 /** An optional JSON object body with only `fields`, each an integer in [min, max] when present. */
 async function intFields<K extends string>(
@@ -61,10 +61,9 @@ export function wsUrl(req: IncomingMessage, path: string, fallbackHost: string):
 
 /** Access tickets, terminal sessions and the desktop description. */
 export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxService): void {
-  const { router } = ctx;
-
-  router.post(
-    `${W}/access-tickets`,
+  serve(
+    ctx,
+    SANDBOXES.createTicket,
     sandboxRoute(svc, async (rc) => {
       const pool = svc.poolOf(rc.deploymentType);
       const t = svc.target(rc.org, rc.params.uid!, pool, "mint access tickets for", "deployed");
@@ -80,8 +79,9 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
     }),
   );
 
-  router.get(
-    `${W}/terminals`,
+  serve(
+    ctx,
+    SANDBOXES.listTerminals,
     sandboxRoute(svc, (rc) => {
       const t = targetOf(svc, rc, "list terminals of", "deployed");
       try {
@@ -92,8 +92,9 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
     }),
   );
 
-  router.post(
-    `${W}/terminals`,
+  serve(
+    ctx,
+    SANDBOXES.createTerminal,
     sandboxRoute(svc, async (rc) => {
       const t = targetOf(svc, rc, "open a terminal in", "running");
       const body = await intFields(
@@ -116,8 +117,9 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
     }),
   );
 
-  router.delete(
-    `${W}/terminals/:terminal`,
+  serve(
+    ctx,
+    SANDBOXES.deleteTerminal,
     sandboxRoute(svc, (rc) => {
       const id = rc.params.terminal!;
       if (!TERMINAL_ID.test(id))
@@ -135,8 +137,9 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
     }),
   );
 
-  router.get(
-    `${W}/desktop`,
+  serve(
+    ctx,
+    SANDBOXES.desktop,
     sandboxRoute(svc, (rc) => {
       const t = targetOf(svc, rc, "describe the desktop of", "present");
       const desktop = desktopOf(t);

@@ -1,17 +1,15 @@
-import { PageQuery, SshKeyCreate } from "../../api/index.ts";
+import { SSH_KEYS } from "../../api/endpoints/index.ts";
 import type { ServerContext } from "../context.ts";
-import { parseBody } from "../http/io.ts";
+import { serve } from "../http/endpoints.ts";
 import { sshKeyView } from "../views.ts";
-import { registerCollectionRoutes } from "./collection.ts";
+import { serveCollection } from "./collection.ts";
 
 /** SSH keys (spec 4.6): requests to SshKeyService (ssh-keys/service.ts). */
 export function registerSshKeyRoutes(ctx: ServerContext): void {
-  const { router } = ctx;
   const keys = ctx.services.sshKeys;
-
-  router.post("/orgs/:org/ssh-keys", async (rc) => {
-    const body = await parseBody(rc, SshKeyCreate, { reason: "SSH_KEY_INVALID" });
-    return { status: 201, body: sshKeyView(keys.create(rc.org, body)) };
-  });
-  registerCollectionRoutes(router, "ssh-keys", keys, sshKeyView, PageQuery);
+  serve(ctx, SSH_KEYS.create, async (rc) => ({
+    status: 201,
+    body: sshKeyView(keys.create(rc.org, await rc.body())),
+  }));
+  serveCollection(ctx, SSH_KEYS, keys, sshKeyView);
 }

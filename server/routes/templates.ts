@@ -1,17 +1,19 @@
-import { TemplateCreate, TemplateListQuery } from "../../api/index.ts";
+import { SANDBOX_TEMPLATES, TEMPLATES } from "../../api/endpoints/index.ts";
 import type { ServerContext } from "../context.ts";
-import { parseBody } from "../http/io.ts";
-import { workloadTemplateView } from "../views.ts";
-import { registerCollectionRoutes } from "./collection.ts";
+import { serve } from "../http/endpoints.ts";
+import { sandboxTemplateView, workloadTemplateView } from "../views.ts";
+import { serveCollection } from "./collection.ts";
 
-/** Workload templates at /templates (spec 4.4): requests to WorkloadTemplateService (templates/workload-templates.ts). */
+/**
+ * Workload templates at /templates (spec 4.4, templates/workload-templates.ts) and sandbox
+ * templates (spec 4.3, templates/sandbox-templates.ts; USER ones are made by publish).
+ */
 export function registerTemplateRoutes(ctx: ServerContext): void {
-  const { router } = ctx;
   const templates = ctx.services.workloadTemplates;
-
-  router.post("/orgs/:org/templates", async (rc) => {
-    const body = await parseBody(rc, TemplateCreate, { reason: "TEMPLATE_INVALID" });
-    return { status: 201, body: { uid: templates.create(rc.org, body).uid } };
-  });
-  registerCollectionRoutes(router, "templates", templates, workloadTemplateView, TemplateListQuery);
+  serve(ctx, TEMPLATES.create, async (rc) => ({
+    status: 201,
+    body: { uid: templates.create(rc.org, await rc.body()).uid },
+  }));
+  serveCollection(ctx, TEMPLATES, templates, workloadTemplateView);
+  serveCollection(ctx, SANDBOX_TEMPLATES, ctx.services.sandboxTemplates, sandboxTemplateView);
 }

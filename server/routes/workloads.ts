@@ -1,12 +1,11 @@
 import type { ServerResponse } from "node:http";
-import { AttachVolumeBody, LogsQuery, PageQuery, VerifyBody, WorkloadListQuery } from "../../api/index.ts";
+import { WORKLOADS } from "../../api/endpoints/index.ts";
+import type { LogsQuery } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
+import { serve } from "../http/endpoints.ts";
 import { ApiError } from "../http/errors.ts";
-import { parseBody, parseQuery } from "../http/io.ts";
 import type { WorkloadRecord } from "../records.ts";
 import { workloadFull, workloadOperation, workloadState } from "../views.ts";
-
-const W = "/orgs/:org/workloads/:uid";
 
 /**
  * Workload routes of spec 4.1: requests to WorkloadService (create, read, PATCH),
@@ -14,19 +13,19 @@ const W = "/orgs/:org/workloads/:uid";
  * WorkloadLogs and WorkloadExec. Sandbox-only operations live in the sandbox module.
  */
 export function registerWorkloadRoutes(ctx: ServerContext): void {
-  const { router, lifecycle: lc, store } = ctx;
+  const { lifecycle: lc, store } = ctx;
   const { workloads, attachments, exec } = ctx.services;
   const op = (w: WorkloadRecord) => workloadOperation(lc, w);
 
-  router.get("/orgs/:org/workloads/vm-images", () => ({ status: 200, body: store.seed.vm_images }));
-  router.get("/orgs/:org/workloads/bm-images", () => ({ status: 200, body: store.seed.bm_images }));
+  serve(ctx, WORKLOADS.vmImages, () => ({ status: 200, body: store.seed.vm_images }));
+  serve(ctx, WORKLOADS.bmImages, () => ({ status: 200, body: store.seed.bm_images }));
 
-  router.post("/orgs/:org/workloads/verify", async (rc) => {
-    const body = await parseBody(rc, VerifyBody);
+  serve(ctx, WORKLOADS.verify, async (rc) => {
+    const body = await rc.body();
     return { status: 200, body: { verified: workloads.verify(rc.org, body.uid, body.digest) } };
   });
 
-  router.post("/orgs/:org/workloads", async (rc) => {
+  serve(ctx, WORKLOADS.create, async (rc) => {
     const body = await rc.json();
     if (body === undefined)
       throw new ApiError("INVALID_BODY", "request body is required (workload create body)");
@@ -34,42 +33,45 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
     return { status: 201, body: op(w) };
   });
 
-  router.get("/orgs/:org/workloads", (rc) => {
-    const page = workloads.list(rc.org, parseQuery(rc, WorkloadListQuery));
+  serve(ctx, WORKLOADS.list, (rc) => {
+    const page = workloads.list(rc.org, rc.parsedQuery());
     return { status: 200, body: { items: page.items.map(op), next_cursor: page.next_cursor } };
   });
 
-  router.get(W, (rc) => ({ status: 200, body: workloadFull(lc, workloads.get(rc.org, rc.params.uid!)) }));
+  serve(ctx, WORKLOADS.get, (rc) => ({
+    status: 200,
+    body: workloadFull(lc, workloads.get(rc.org, rc.params.uid!)),
+  }));
 
-  router.patch(W, async (rc) => {
+  serve(ctx, WORKLOADS.update, async (rc) => {
     const w = await workloads.update(rc.org, rc.params.uid!, await rc.json());
     return { status: 200, body: workloadFull(lc, w) };
   });
 
-  router.delete(W, async (rc) => {
+  serve(ctx, WORKLOADS.delete, async (rc) => {
     await lc.delete(workloads.get(rc.org, rc.params.uid!));
     return { status: 204 };
   });
 
-  router.post(`${W}/deploy`, async (rc) => {
+  serve(ctx, WORKLOADS.deploy, async (rc) => {
     const w = workloads.get(rc.org, rc.params.uid!);
     await lc.deploy(w);
     return { status: 200, body: op(w) };
   });
 
-  router.post(`${W}/suspend`, (rc) => {
+  serve(ctx, WORKLOADS.suspend, (rc) => {
     const w = workloads.get(rc.org, rc.params.uid!);
     lc.suspend(w);
     return { status: 200, body: op(w) };
   });
 
-  router.post(`${W}/reboot`, (rc) => {
+  serve(ctx, WORKLOADS.reboot, (rc) => {
     const w = workloads.get(rc.org, rc.params.uid!);
     lc.reboot(w);
     return { status: 200, body: op(w) };
   });
 
-  router.get(`${W}/state`, (rc) => {
+  serve(ctx, WORKLOADS.state, (rc) => {
     const w = workloads.get(rc.org, rc.params.uid!);
     // While a deploy runs, Retry-After says when it ends (seconds, to the millisecond): a
     // poller that waits that long notices the outcome at once without asking in between.
@@ -81,14 +83,14 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
     return { status: 200, body: workloadState(w), headers };
   });
 
-  router.get(`${W}/events`, (rc) => {
+  serve(ctx, WORKLOADS.events, (rc) => {
     const w = workloads.get(rc.org, rc.params.uid!);
-    return { status: 200, body: workloads.events(w, parseQuery(rc, PageQuery)) };
+    return { status: 200, body: workloads.events(w, rc.parsedQuery()) };
   });
 
-  router.get(`${W}/logs`, (rc) => {
+  serve(ctx, WORKLOADS.logs, (rc) => {
     const w = workloads.get(rc.org, rc.params.uid!);
-    const q = parseQuery(rc, LogsQuery);
+    const q = rc.parsedQuery();
     ctx.services.logs.check(w, q);
     streamLogs(ctx, rc.res, rc.req, w, q);
     return undefined;
@@ -96,7 +98,7 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
 
   // RENTAL exec: streamed text/plain. A sandbox module registers its own POST exec with
   // { first: true } and passes non-sandbox workloads on with NEXT.
-  router.post(`${W}/exec`, (rc) => {
+  serve(ctx, WORKLOADS.exec, (rc) => {
     const w = workloads.get(rc.org, rc.params.uid!);
     exec.checkTarget(w);
     for (const k of rc.query.keys()) {
@@ -119,24 +121,24 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
     return undefined;
   });
 
-  router.put(`${W}/volumes/:volume`, async (rc) => {
+  serve(ctx, WORKLOADS.attachVolume, async (rc) => {
     const w = workloads.getLive(rc.org, rc.params.uid!, "attach a volume to");
-    const body = await parseBody(rc, AttachVolumeBody);
+    const body = await rc.body();
     return { status: 200, body: attachments.attachVolume(w, rc.params.volume!, body) };
   });
 
-  router.delete(`${W}/volumes/:volume`, (rc) => {
+  serve(ctx, WORKLOADS.detachVolume, (rc) => {
     const w = workloads.getLive(rc.org, rc.params.uid!, "detach a volume from");
     attachments.detachVolume(w, rc.params.volume!);
     return { status: 204 };
   });
 
-  router.put(`${W}/ssh-keys/:key`, async (rc) => {
+  serve(ctx, WORKLOADS.attachSshKey, async (rc) => {
     const w = workloads.getLive(rc.org, rc.params.uid!, "attach an SSH key to");
     return { status: 200, body: await attachments.attachSshKey(w, rc.params.key!) };
   });
 
-  router.delete(`${W}/ssh-keys/:key`, async (rc) => {
+  serve(ctx, WORKLOADS.detachSshKey, async (rc) => {
     const w = workloads.getLive(rc.org, rc.params.uid!, "detach an SSH key from");
     await attachments.detachSshKey(w, rc.params.key!);
     return { status: 204 };

@@ -1,4 +1,4 @@
-import { SshKeyPatch, type SshKeyCreate } from "../../api/index.ts";
+import { type SshKeyPatch, type SshKeyCreate } from "../../api/index.ts";
 import { ResourceCollection, type ServiceDeps } from "../common/collection.ts";
 import { ApiError } from "../http/errors.ts";
 import type { SshKeyRecord } from "../records.ts";
@@ -15,8 +15,6 @@ export class SshKeyService extends ResourceCollection<SshKeyRecord, SshKeyPatch>
       name: "ssh-keys",
       noun: "SSH key",
       notFound: "SSH_KEY_NOT_FOUND",
-      invalid: "SSH_KEY_INVALID",
-      patch: SshKeyPatch,
       apply: (k, patch) => {
         if (patch.name === k.name) return false;
         k.name = patch.name;

@@ -1,4 +1,4 @@
-import { SandboxTemplatePatch, type PublishBody, type SandboxTemplateQuery } from "../../api/index.ts";
+import { type SandboxTemplatePatch, type PublishBody, type SandboxTemplateQuery } from "../../api/index.ts";
 import { costPerHour } from "../billing.ts";
 import { ResourceCollection, type ServiceDeps } from "../common/collection.ts";
 import type { PageResult } from "../common/pages.ts";
@@ -19,8 +19,6 @@ export class SandboxTemplateService extends ResourceCollection<SandboxTemplateRe
       name: "sandbox-templates",
       noun: "sandbox template",
       notFound: "SANDBOX_TEMPLATE_NOT_FOUND",
-      invalid: "SANDBOX_TEMPLATE_INVALID",
-      patch: SandboxTemplatePatch,
       sees: (org, t) => t.org === org || t.org === null,
       visible: (org) => deps.store.sandboxTemplates.list(org, true),
       writable: (_org, t, action) => {

@@ -1,5 +1,5 @@
 import {
-  TemplatePatch,
+  type TemplatePatch,
   validateWorkloadCreate,
   type TemplateCreate,
   type TemplateListQuery,
@@ -39,8 +39,6 @@ export class WorkloadTemplateService extends ResourceCollection<TemplateRecord, 
       name: "templates",
       noun: "template",
       notFound: "TEMPLATE_NOT_FOUND",
-      invalid: "TEMPLATE_INVALID",
-      patch: TemplatePatch,
       sees,
       visible: (org) => deps.store.templates.list(org, true).filter((t) => sees(org, t)),
       writable: (org, t) => {

@@ -1,4 +1,4 @@
-import { VolumePatch, type VolumeCreate, type VolumeListQuery } from "../../api/index.ts";
+import { type VolumePatch, type VolumeCreate, type VolumeListQuery } from "../../api/index.ts";
 import { inventoryItem } from "../capacity.ts";
 import { ResourceCollection, type ServiceDeps } from "../common/collection.ts";
 import type { PageResult } from "../common/pages.ts";
@@ -21,8 +21,6 @@ export class VolumeService extends ResourceCollection<VolumeRecord, VolumePatch>
       name: "volumes",
       noun: "volume",
       notFound: "VOLUME_NOT_FOUND",
-      invalid: "VOLUME_INVALID",
-      patch: VolumePatch,
       apply: (v, patch) => {
         if (patch.name === v.name) return false;
         v.name = patch.name;

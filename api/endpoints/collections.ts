@@ -1,9 +1,9 @@
-import * as api from "../../../api/index.ts";
-import { created, noContent, ok, type Operation } from "./common.ts";
+import * as api from "../index.ts";
+import { created, noContent, ok, type Endpoint } from "./common.ts";
 
-/** Sandbox templates, workload templates, volumes and SSH keys (spec 4.3 to 4.6). */
-export const COLLECTION_OPERATIONS: readonly Operation[] = [
-  {
+/** Sandbox templates (spec 4.3). */
+export const SANDBOX_TEMPLATES = {
+  list: {
     method: "GET",
     prefix: "/v3",
     pattern: "/orgs/:org/sandbox-templates",
@@ -14,7 +14,7 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: ok(api.SandboxTemplateList),
     reasons: [],
   },
-  {
+  get: {
     method: "GET",
     prefix: "/v3",
     pattern: "/orgs/:org/sandbox-templates/:uid",
@@ -24,7 +24,7 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: ok(api.SandboxTemplate),
     reasons: ["SANDBOX_TEMPLATE_NOT_FOUND"],
   },
-  {
+  update: {
     method: "PATCH",
     prefix: "/v3",
     pattern: "/orgs/:org/sandbox-templates/:uid",
@@ -32,10 +32,11 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     summary: "Update a USER sandbox template",
     auth: "org",
     body: api.SandboxTemplatePatch,
+    bodyReason: "SANDBOX_TEMPLATE_INVALID",
     responses: ok(api.SandboxTemplate),
     reasons: ["SANDBOX_TEMPLATE_NOT_FOUND", "SANDBOX_TEMPLATE_READ_ONLY", "SANDBOX_TEMPLATE_INVALID"],
   },
-  {
+  delete: {
     method: "DELETE",
     prefix: "/v3",
     pattern: "/orgs/:org/sandbox-templates/:uid",
@@ -45,8 +46,11 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: noContent,
     reasons: ["SANDBOX_TEMPLATE_NOT_FOUND", "SANDBOX_TEMPLATE_READ_ONLY", "SANDBOX_TEMPLATE_PENDING"],
   },
-  // ---- reusable workload templates (spec 4.4) -----------------------------------------------
-  {
+} satisfies Record<string, Endpoint>;
+
+/** Reusable workload templates (spec 4.4). */
+export const TEMPLATES = {
+  create: {
     method: "POST",
     prefix: "/v3",
     pattern: "/orgs/:org/templates",
@@ -55,10 +59,11 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     description: "`manifest` is validated as a workload create body whose `type` equals `type`.",
     auth: "org",
     body: api.TemplateCreate,
+    bodyReason: "TEMPLATE_INVALID",
     responses: created(api.TemplateCreated),
     reasons: ["TEMPLATE_INVALID", "TEMPLATE_MANIFEST_INVALID"],
   },
-  {
+  list: {
     method: "GET",
     prefix: "/v3",
     pattern: "/orgs/:org/templates",
@@ -69,7 +74,7 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: ok(api.WorkloadTemplateList),
     reasons: [],
   },
-  {
+  get: {
     method: "GET",
     prefix: "/v3",
     pattern: "/orgs/:org/templates/:uid",
@@ -79,7 +84,7 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: ok(api.WorkloadTemplate),
     reasons: ["TEMPLATE_NOT_FOUND"],
   },
-  {
+  update: {
     method: "PATCH",
     prefix: "/v3",
     pattern: "/orgs/:org/templates/:uid",
@@ -87,10 +92,11 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     summary: "Update a workload template",
     auth: "org",
     body: api.TemplatePatch,
+    bodyReason: "TEMPLATE_INVALID",
     responses: ok(api.WorkloadTemplate),
     reasons: ["TEMPLATE_NOT_FOUND", "TEMPLATE_READ_ONLY", "TEMPLATE_INVALID", "TEMPLATE_MANIFEST_INVALID"],
   },
-  {
+  delete: {
     method: "DELETE",
     prefix: "/v3",
     pattern: "/orgs/:org/templates/:uid",
@@ -100,8 +106,11 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: noContent,
     reasons: ["TEMPLATE_NOT_FOUND", "TEMPLATE_READ_ONLY"],
   },
-  // ---- volumes (spec 4.5) -------------------------------------------------------------------
-  {
+} satisfies Record<string, Endpoint>;
+
+/** Volumes (spec 4.5). */
+export const VOLUMES = {
+  create: {
     method: "POST",
     prefix: "/v3",
     pattern: "/orgs/:org/volumes",
@@ -109,10 +118,11 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     summary: "Create a volume",
     auth: "org",
     body: api.VolumeCreate,
+    bodyReason: "VOLUME_INVALID",
     responses: created(api.VolumeCreated),
     reasons: ["VOLUME_INVALID"],
   },
-  {
+  list: {
     method: "GET",
     prefix: "/v3",
     pattern: "/orgs/:org/volumes",
@@ -123,7 +133,7 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: ok(api.VolumeList),
     reasons: [],
   },
-  {
+  get: {
     method: "GET",
     prefix: "/v3",
     pattern: "/orgs/:org/volumes/:uid",
@@ -133,7 +143,7 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: ok(api.Volume),
     reasons: ["VOLUME_NOT_FOUND"],
   },
-  {
+  state: {
     method: "GET",
     prefix: "/v3",
     pattern: "/orgs/:org/volumes/:uid/state",
@@ -143,7 +153,7 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: ok(api.VolumeState),
     reasons: ["VOLUME_NOT_FOUND"],
   },
-  {
+  events: {
     method: "GET",
     prefix: "/v3",
     pattern: "/orgs/:org/volumes/:uid/events",
@@ -154,7 +164,7 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: ok(api.VolumeEventList),
     reasons: ["VOLUME_NOT_FOUND"],
   },
-  {
+  update: {
     method: "PATCH",
     prefix: "/v3",
     pattern: "/orgs/:org/volumes/:uid",
@@ -162,10 +172,11 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     summary: "Rename a volume",
     auth: "org",
     body: api.VolumePatch,
+    bodyReason: "VOLUME_INVALID",
     responses: ok(api.Volume),
     reasons: ["VOLUME_NOT_FOUND", "VOLUME_INVALID"],
   },
-  {
+  delete: {
     method: "DELETE",
     prefix: "/v3",
     pattern: "/orgs/:org/volumes/:uid",
@@ -175,8 +186,11 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: noContent,
     reasons: ["VOLUME_NOT_FOUND", "VOLUME_IN_USE"],
   },
-  // ---- SSH keys (spec 4.6) ------------------------------------------------------------------
-  {
+} satisfies Record<string, Endpoint>;
+
+/** SSH keys (spec 4.6). */
+export const SSH_KEYS = {
+  create: {
     method: "POST",
     prefix: "/v3",
     pattern: "/orgs/:org/ssh-keys",
@@ -184,10 +198,11 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     summary: "Add an SSH public key",
     auth: "org",
     body: api.SshKeyCreate,
+    bodyReason: "SSH_KEY_INVALID",
     responses: created(api.SshKey),
     reasons: ["SSH_KEY_INVALID"],
   },
-  {
+  list: {
     method: "GET",
     prefix: "/v3",
     pattern: "/orgs/:org/ssh-keys",
@@ -198,7 +213,7 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: ok(api.SshKeyList),
     reasons: [],
   },
-  {
+  get: {
     method: "GET",
     prefix: "/v3",
     pattern: "/orgs/:org/ssh-keys/:uid",
@@ -208,7 +223,7 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: ok(api.SshKey),
     reasons: ["SSH_KEY_NOT_FOUND"],
   },
-  {
+  update: {
     method: "PATCH",
     prefix: "/v3",
     pattern: "/orgs/:org/ssh-keys/:uid",
@@ -216,10 +231,11 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     summary: "Rename an SSH key",
     auth: "org",
     body: api.SshKeyPatch,
+    bodyReason: "SSH_KEY_INVALID",
     responses: ok(api.SshKey),
     reasons: ["SSH_KEY_NOT_FOUND", "SSH_KEY_INVALID"],
   },
-  {
+  delete: {
     method: "DELETE",
     prefix: "/v3",
     pattern: "/orgs/:org/ssh-keys/:uid",
@@ -229,4 +245,4 @@ export const COLLECTION_OPERATIONS: readonly Operation[] = [
     responses: noContent,
     reasons: ["SSH_KEY_NOT_FOUND", "SSH_KEY_IN_USE"],
   },
-];
+} satisfies Record<string, Endpoint>;

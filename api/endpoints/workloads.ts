@@ -1,4 +1,4 @@
-import * as api from "../../../api/index.ts";
+import * as api from "../index.ts";
 import {
   CREATE_RULES,
   DEPLOY,
@@ -8,12 +8,12 @@ import {
   created,
   noContent,
   ok,
-  type Operation,
+  type Endpoint,
 } from "./common.ts";
 
 /** Workloads (spec 4.1). */
-export const WORKLOAD_OPERATIONS: readonly Operation[] = [
-  {
+export const WORKLOADS = {
+  vmImages: {
     method: "GET",
     prefix: "/v3",
     pattern: "/orgs/:org/workloads/vm-images",
@@ -23,7 +23,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: ok(api.VmImageList),
     reasons: [],
   },
-  {
+  bmImages: {
     method: "GET",
     prefix: "/v3",
     pattern: "/orgs/:org/workloads/bm-images",
@@ -34,7 +34,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: ok(api.BmImageList),
     reasons: [],
   },
-  {
+  verify: {
     method: "POST",
     prefix: "/v3",
     pattern: "/orgs/:org/workloads/verify",
@@ -46,7 +46,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: ok(api.VerifyResult),
     reasons: ["WORKLOAD_NOT_FOUND"],
   },
-  {
+  create: {
     method: "POST",
     prefix: "/v3",
     pattern: "/orgs/:org/workloads",
@@ -72,7 +72,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
       "WORKLOAD_SANDBOX_TEMPLATE_NOT_READY",
     ],
   },
-  {
+  list: {
     method: "GET",
     prefix: "/v3",
     pattern: "/orgs/:org/workloads",
@@ -84,7 +84,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: ok(api.WorkloadList),
     reasons: [],
   },
-  {
+  get: {
     method: "GET",
     prefix: "/v3",
     pattern: W,
@@ -94,7 +94,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: ok(api.Workload),
     reasons: WL,
   },
-  {
+  update: {
     method: "PATCH",
     prefix: "/v3",
     pattern: W,
@@ -113,7 +113,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
       "WORKLOAD_NO_CAPACITY",
     ],
   },
-  {
+  delete: {
     method: "DELETE",
     prefix: "/v3",
     pattern: W,
@@ -123,7 +123,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: noContent,
     reasons: WL,
   },
-  {
+  deploy: {
     method: "POST",
     prefix: "/v3",
     pattern: `${W}/deploy`,
@@ -134,7 +134,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: ok(api.WorkloadOperation),
     reasons: [...WL, ...DEPLOY, "WORKLOAD_BM_CLAIM_CONFLICT", "WORKLOAD_BM_SERVICE_UNAVAILABLE"],
   },
-  {
+  suspend: {
     method: "POST",
     prefix: "/v3",
     pattern: `${W}/suspend`,
@@ -144,7 +144,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: ok(api.WorkloadOperation),
     reasons: [...WL, "WORKLOAD_OPERATION_UNSUPPORTED", "WORKLOAD_INVALID_STATE"],
   },
-  {
+  reboot: {
     method: "POST",
     prefix: "/v3",
     pattern: `${W}/reboot`,
@@ -154,7 +154,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: ok(api.WorkloadOperation),
     reasons: [...WL, "WORKLOAD_OPERATION_UNSUPPORTED", "WORKLOAD_INVALID_STATE"],
   },
-  {
+  state: {
     method: "GET",
     prefix: "/v3",
     pattern: `${W}/state`,
@@ -164,7 +164,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: ok(api.WorkloadState),
     reasons: WL,
   },
-  {
+  events: {
     method: "GET",
     prefix: "/v3",
     pattern: `${W}/events`,
@@ -175,7 +175,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: ok(api.WorkloadEventList),
     reasons: WL,
   },
-  {
+  logs: {
     method: "GET",
     prefix: "/v3",
     pattern: `${W}/logs`,
@@ -187,7 +187,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: { 200: { description: "Log lines", text: true } },
     reasons: WL,
   },
-  {
+  exec: {
     method: "POST",
     prefix: "/v3",
     pattern: `${W}/exec`,
@@ -204,6 +204,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
       },
     ],
     body: api.ExecBody,
+    bodyReason: "WORKLOAD_EXEC_INVALID",
     bodyOptional: true,
     responses: {
       200: {
@@ -214,7 +215,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     },
     reasons: [...SANDBOX_TARGET, "WORKLOAD_NOT_RUNNING", "WORKLOAD_EXEC_INVALID"],
   },
-  {
+  attachVolume: {
     method: "PUT",
     prefix: "/v3",
     pattern: `${W}/volumes/:volume`,
@@ -232,7 +233,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
       "WORKLOAD_INVALID_STATE",
     ],
   },
-  {
+  detachVolume: {
     method: "DELETE",
     prefix: "/v3",
     pattern: `${W}/volumes/:volume`,
@@ -242,7 +243,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: noContent,
     reasons: [...WL, "WORKLOAD_VOLUME_NOT_ATTACHED", "WORKLOAD_INVALID_STATE"],
   },
-  {
+  attachSshKey: {
     method: "PUT",
     prefix: "/v3",
     pattern: `${W}/ssh-keys/:key`,
@@ -252,7 +253,7 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
     responses: ok(api.AttachedSshKey),
     reasons: [...WL, "SSH_KEY_NOT_FOUND", "WORKLOAD_INVALID_STATE"],
   },
-  {
+  detachSshKey: {
     method: "DELETE",
     prefix: "/v3",
     pattern: `${W}/ssh-keys/:key`,
@@ -267,4 +268,4 @@ export const WORKLOAD_OPERATIONS: readonly Operation[] = [
       "WORKLOAD_INVALID_STATE",
     ],
   },
-];
+} satisfies Record<string, Endpoint>;

@@ -1,10 +1,10 @@
-import * as api from "../../../api/index.ts";
-import { SERVER_SCHEMAS } from "./admin.ts";
-import { ok, type Operation } from "./common.ts";
+import * as api from "../index.ts";
+import { SERVER_SCHEMAS } from "./answers.ts";
+import { ok, type Endpoint } from "./common.ts";
 
-/** Health, readiness, version, regions and this document. */
-export const META_OPERATIONS: readonly Operation[] = [
-  {
+/** Health, readiness, version, regions and the OpenAPI document. */
+export const META = {
+  health: {
     method: "GET",
     prefix: "/v3",
     pattern: "/healthz",
@@ -15,7 +15,7 @@ export const META_OPERATIONS: readonly Operation[] = [
     responses: ok(api.Health),
     reasons: [],
   },
-  {
+  ready: {
     method: "GET",
     prefix: "/v3",
     pattern: "/readyz",
@@ -26,7 +26,7 @@ export const META_OPERATIONS: readonly Operation[] = [
     responses: { ...ok(api.Health), 503: { description: "Closing", schema: api.Health } },
     reasons: [],
   },
-  {
+  version: {
     method: "GET",
     prefix: "/v3",
     pattern: "/version",
@@ -37,7 +37,7 @@ export const META_OPERATIONS: readonly Operation[] = [
     responses: ok(api.Version),
     reasons: [],
   },
-  {
+  regions: {
     method: "GET",
     prefix: "/v3",
     pattern: "/region",
@@ -48,7 +48,7 @@ export const META_OPERATIONS: readonly Operation[] = [
     responses: ok(api.RegionList),
     reasons: [],
   },
-  {
+  openapi: {
     method: "GET",
     prefix: "/v3",
     pattern: "/openapi.json",
@@ -58,4 +58,4 @@ export const META_OPERATIONS: readonly Operation[] = [
     responses: ok(SERVER_SCHEMAS.OpenApiDocument, "The OpenAPI 3.1 document of the service"),
     reasons: [],
   },
-];
+} satisfies Record<string, Endpoint>;

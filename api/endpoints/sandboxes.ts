@@ -1,9 +1,9 @@
-import * as api from "../../../api/index.ts";
-import { DEPLOY, SANDBOX_TARGET, W, created, noContent, ok, type Operation } from "./common.ts";
+import * as api from "../index.ts";
+import { DEPLOY, SANDBOX_TARGET, W, created, noContent, ok, type Endpoint } from "./common.ts";
 
 /** Sandbox-only operations and their WebSockets (spec 4.2). */
-export const SANDBOX_OPERATIONS: readonly Operation[] = [
-  {
+export const SANDBOXES = {
+  freeze: {
     method: "POST",
     prefix: "/v3",
     pattern: `${W}/freeze`,
@@ -13,7 +13,7 @@ export const SANDBOX_OPERATIONS: readonly Operation[] = [
     responses: ok(api.WorkloadOperation),
     reasons: SANDBOX_TARGET,
   },
-  {
+  thaw: {
     method: "POST",
     prefix: "/v3",
     pattern: `${W}/thaw`,
@@ -23,7 +23,7 @@ export const SANDBOX_OPERATIONS: readonly Operation[] = [
     responses: ok(api.WorkloadOperation),
     reasons: SANDBOX_TARGET,
   },
-  {
+  fork: {
     method: "POST",
     prefix: "/v3",
     pattern: `${W}/fork`,
@@ -35,7 +35,7 @@ export const SANDBOX_OPERATIONS: readonly Operation[] = [
     responses: created(api.WorkloadOperation),
     reasons: [...SANDBOX_TARGET, ...DEPLOY, "WORKLOAD_NAME_INVALID"],
   },
-  {
+  publish: {
     method: "POST",
     prefix: "/v3",
     pattern: `${W}/publish`,
@@ -43,10 +43,11 @@ export const SANDBOX_OPERATIONS: readonly Operation[] = [
     summary: "Publish a running sandbox as a USER sandbox template",
     auth: "org",
     body: api.PublishBody,
+    bodyReason: "SANDBOX_TEMPLATE_INVALID",
     responses: { 202: { description: "Accepted: the template is PENDING", schema: api.SandboxTemplate } },
     reasons: [...SANDBOX_TARGET, "SANDBOX_TEMPLATE_INVALID"],
   },
-  {
+  readFile: {
     method: "GET",
     prefix: "/v3",
     pattern: `${W}/files`,
@@ -57,7 +58,7 @@ export const SANDBOX_OPERATIONS: readonly Operation[] = [
     responses: ok(api.FileContent),
     reasons: [...SANDBOX_TARGET, "WORKLOAD_SANDBOX_PATH_INVALID", "WORKLOAD_SANDBOX_FILE_TOO_LARGE"],
   },
-  {
+  writeFile: {
     method: "PUT",
     prefix: "/v3",
     pattern: `${W}/files`,
@@ -68,7 +69,7 @@ export const SANDBOX_OPERATIONS: readonly Operation[] = [
     responses: noContent,
     reasons: [...SANDBOX_TARGET, "WORKLOAD_SANDBOX_PATH_INVALID", "WORKLOAD_SANDBOX_FILE_TOO_LARGE"],
   },
-  {
+  createTicket: {
     method: "POST",
     prefix: "/v3",
     pattern: `${W}/access-tickets`,
@@ -80,7 +81,7 @@ export const SANDBOX_OPERATIONS: readonly Operation[] = [
     responses: created(api.Ticket),
     reasons: [...SANDBOX_TARGET, "WORKLOAD_ACCESS_TICKET_TTL_INVALID"],
   },
-  {
+  listTerminals: {
     method: "GET",
     prefix: "/v3",
     pattern: `${W}/terminals`,
@@ -90,7 +91,7 @@ export const SANDBOX_OPERATIONS: readonly Operation[] = [
     responses: ok(api.TerminalSessionList),
     reasons: SANDBOX_TARGET,
   },
-  {
+  createTerminal: {
     method: "POST",
     prefix: "/v3",
     pattern: `${W}/terminals`,
@@ -102,7 +103,7 @@ export const SANDBOX_OPERATIONS: readonly Operation[] = [
     responses: created(api.TerminalSession),
     reasons: [...SANDBOX_TARGET, "WORKLOAD_TERMINAL_SIZE_INVALID", "WORKLOAD_SANDBOX_SESSION_LIMIT"],
   },
-  {
+  deleteTerminal: {
     method: "DELETE",
     prefix: "/v3",
     pattern: `${W}/terminals/:terminal`,
@@ -112,7 +113,7 @@ export const SANDBOX_OPERATIONS: readonly Operation[] = [
     responses: noContent,
     reasons: [...SANDBOX_TARGET, "INVALID_PATH", "WORKLOAD_TERMINAL_NOT_FOUND"],
   },
-  {
+  desktop: {
     method: "GET",
     prefix: "/v3",
     pattern: `${W}/desktop`,
@@ -122,7 +123,7 @@ export const SANDBOX_OPERATIONS: readonly Operation[] = [
     responses: ok(api.Desktop),
     reasons: SANDBOX_TARGET,
   },
-  {
+  terminalSocket: {
     method: "GET",
     prefix: "/v3",
     pattern: `${W}/terminals/:terminal/ws`,
@@ -135,7 +136,7 @@ export const SANDBOX_OPERATIONS: readonly Operation[] = [
     reasons: [...SANDBOX_TARGET, "WORKLOAD_ACCESS_TICKET_INVALID", "WORKLOAD_TERMINAL_NOT_FOUND"],
     websocket: true,
   },
-  {
+  desktopSocket: {
     method: "GET",
     prefix: "/v3",
     pattern: `${W}/desktop/ws`,
@@ -148,4 +149,4 @@ export const SANDBOX_OPERATIONS: readonly Operation[] = [
     reasons: [...SANDBOX_TARGET, "WORKLOAD_ACCESS_TICKET_INVALID", "WORKLOAD_SANDBOX_NO_DESKTOP"],
     websocket: true,
   },
-];
+} satisfies Record<string, Endpoint>;

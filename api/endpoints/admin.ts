@@ -1,34 +1,13 @@
-import { z } from "zod";
-import * as api from "../../../api/index.ts";
-import type { Reason } from "../../../api/index.ts";
-import { created, noContent, ok, type Operation } from "./common.ts";
-
-/** Answers of the server's own routes (admin surface, this document): compositions of contract types. */
-export const SERVER_SCHEMAS = {
-  AdminResources: z.object({
-    workloads: z.array(api.WorkloadOperation),
-    volumes: z.array(api.Volume),
-    ssh_keys: z.array(api.SshKey),
-    templates: z.array(api.WorkloadTemplate),
-    sandbox_templates: z.array(api.SandboxTemplate),
-  }),
-  AdminReset: z.object({ status: z.literal("reset") }),
-  FaultCreated: z.object({ id: z.string() }),
-  FaultList: z.object({ items: z.array(api.Fault) }),
-  ProvisioningRule: api.ProvisioningRuleCreate.extend({ id: z.string() }),
-  ProvisioningRuleList: z.object({
-    items: z.array(api.ProvisioningRuleCreate.extend({ id: z.string() })),
-  }),
-  Credits: z.object({ org: z.string(), balance: z.number() }),
-  OrgList: z.object({ items: z.array(z.object({ org: z.string(), credits: z.number() })) }),
-  OpenApiDocument: z.record(z.string(), z.unknown()),
-} as const;
+import * as api from "../index.ts";
+import type { Reason } from "../index.ts";
+import { SERVER_SCHEMAS } from "./answers.ts";
+import { created, noContent, ok, type Endpoint } from "./common.ts";
 
 const ORG_NOT_FOUND: Reason[] = ["ORG_NOT_FOUND"];
 
 /** The admin surface of the reference server (under /admin). */
-export const ADMIN_OPERATIONS: readonly Operation[] = [
-  {
+export const ADMIN = {
+  reset: {
     method: "POST",
     prefix: "/admin",
     pattern: "/reset",
@@ -38,7 +17,7 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
     responses: ok(SERVER_SCHEMAS.AdminReset),
     reasons: [],
   },
-  {
+  listOrgs: {
     method: "GET",
     prefix: "/admin",
     pattern: "/orgs",
@@ -48,7 +27,7 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
     responses: ok(SERVER_SCHEMAS.OrgList),
     reasons: [],
   },
-  {
+  orgResources: {
     method: "GET",
     prefix: "/admin",
     pattern: "/orgs/:org/resources",
@@ -58,7 +37,7 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
     responses: ok(SERVER_SCHEMAS.AdminResources),
     reasons: ORG_NOT_FOUND,
   },
-  {
+  createFault: {
     method: "POST",
     prefix: "/admin",
     pattern: "/faults",
@@ -66,10 +45,11 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
     summary: "Inject a fault into the next matching API requests",
     auth: "admin",
     body: api.FaultCreate,
+    bodyReason: "ADMIN_INVALID",
     responses: created(SERVER_SCHEMAS.FaultCreated),
     reasons: ["ADMIN_INVALID"],
   },
-  {
+  listFaults: {
     method: "GET",
     prefix: "/admin",
     pattern: "/faults",
@@ -79,7 +59,7 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
     responses: ok(SERVER_SCHEMAS.FaultList),
     reasons: [],
   },
-  {
+  clearFaults: {
     method: "DELETE",
     prefix: "/admin",
     pattern: "/faults",
@@ -89,7 +69,7 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
     responses: noContent,
     reasons: [],
   },
-  {
+  createProvisioningRule: {
     method: "POST",
     prefix: "/admin",
     pattern: "/orgs/:org/provisioning",
@@ -97,10 +77,11 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
     summary: "Decide how deploys of matching workloads end",
     auth: "admin",
     body: api.ProvisioningRuleCreate,
+    bodyReason: "ADMIN_INVALID",
     responses: created(SERVER_SCHEMAS.ProvisioningRule),
     reasons: [...ORG_NOT_FOUND, "ADMIN_INVALID"],
   },
-  {
+  listProvisioningRules: {
     method: "GET",
     prefix: "/admin",
     pattern: "/orgs/:org/provisioning",
@@ -110,7 +91,7 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
     responses: ok(SERVER_SCHEMAS.ProvisioningRuleList),
     reasons: ORG_NOT_FOUND,
   },
-  {
+  clearProvisioningRules: {
     method: "DELETE",
     prefix: "/admin",
     pattern: "/orgs/:org/provisioning",
@@ -120,7 +101,7 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
     responses: noContent,
     reasons: ORG_NOT_FOUND,
   },
-  {
+  setCredits: {
     method: "POST",
     prefix: "/admin",
     pattern: "/orgs/:org/credits",
@@ -128,10 +109,11 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
     summary: "Set an org's credit balance (USD)",
     auth: "admin",
     body: api.CreditsBody,
+    bodyReason: "ADMIN_INVALID",
     responses: ok(SERVER_SCHEMAS.Credits),
     reasons: [...ORG_NOT_FOUND, "ADMIN_INVALID"],
   },
-  {
+  getCredits: {
     method: "GET",
     prefix: "/admin",
     pattern: "/orgs/:org/credits",
@@ -141,4 +123,4 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
     responses: ok(SERVER_SCHEMAS.Credits),
     reasons: ORG_NOT_FOUND,
   },
-];
+} satisfies Record<string, Endpoint>;

@@ -1,9 +1,19 @@
 import type { z } from "zod";
-import type { Reason } from "../../../api/index.ts";
-import type { RouteAuth } from "../../http/router.ts";
+import type { Reason } from "../index.ts";
 
-/** One operation: its route, who may call it, the contract schemas of its query, body and answers. */
-export interface Operation {
+/**
+ * Who may call an endpoint. "org": a bearer token of the org named by the :org path parameter;
+ * "token": a token of any org; "admin": the admin token; "none": anyone.
+ */
+export type EndpointAuth = "org" | "token" | "none" | "admin";
+
+/**
+ * One endpoint, declared once: its route, who may call it, the contract schemas of its query,
+ * body and answers, its success statuses and its error reasons. The server registers its
+ * handler from it (server/http/endpoints.ts), the OpenAPI document is built from it, and a test
+ * holds the client's methods to it.
+ */
+export interface Endpoint {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** "/v3" (the API) or "/admin". */
   prefix: "/v3" | "/admin";
@@ -12,12 +22,14 @@ export interface Operation {
   tag: string;
   summary: string;
   description?: string;
-  auth: RouteAuth;
+  auth: EndpointAuth;
   query?: z.ZodObject;
   /** Extra query parameters not in a schema (name, description, repeated). */
   queryParams?: { name: string; description: string; repeated?: boolean; required?: boolean }[];
   body?: z.ZodType;
   bodyOptional?: boolean;
+  /** Reason of a body that breaks `body` (default INVALID_BODY). */
+  bodyReason?: Reason;
   /** Success answers by status: a JSON schema, "text" (text/plain), or null (no body). */
   responses: Record<number, { description: string; schema?: z.ZodType | null; text?: boolean }>;
   /** Reason codes this operation answers with, beyond those every route of its kind can. */
