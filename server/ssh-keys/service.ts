@@ -2,8 +2,8 @@ import { type SshKeyPatch, type SshKeyCreate } from "../../api/index.ts";
 import { ResourceCollection, type ServiceDeps } from "../common/collection.ts";
 import { ApiError } from "../http/errors.ts";
 import type { SshKeyRecord } from "../records.ts";
-import { newUid } from "../util.ts";
-import { isLive } from "../workload-checks.ts";
+import { newUid } from "../common/util.ts";
+import { isLive } from "../workloads/checks.ts";
 
 /**
  * SSH keys (spec 4.6). PATCH renames a key (its public key is immutable). Delete of a key a live

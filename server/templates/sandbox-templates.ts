@@ -1,10 +1,10 @@
 import { type SandboxTemplatePatch, type PublishBody, type SandboxTemplateQuery } from "../../api/index.ts";
-import { costPerHour } from "../billing.ts";
+import { costPerHour } from "../common/billing.ts";
 import { ResourceCollection, type ServiceDeps } from "../common/collection.ts";
 import type { PageResult } from "../common/pages.ts";
 import { ApiError } from "../http/errors.ts";
 import type { SandboxTemplateRecord, WorkloadRecord } from "../records.ts";
-import { newUid } from "../util.ts";
+import { newUid } from "../common/util.ts";
 
 /**
  * Sandbox templates (spec 4.3): FRESH platform templates (every org, read-only: 403

@@ -1,12 +1,12 @@
 import { type VolumePatch, type VolumeCreate, type VolumeListQuery } from "../../api/index.ts";
-import { inventoryItem } from "../capacity.ts";
+import { inventoryItem } from "../seed/schema.ts";
 import { ResourceCollection, type ServiceDeps } from "../common/collection.ts";
 import type { PageResult } from "../common/pages.ts";
 import { ApiError } from "../http/errors.ts";
 import type { VolumeRecord } from "../records.ts";
-import { newUid } from "../util.ts";
-import type { VolumeStates } from "../volume-state.ts";
-import { isLive } from "../workload-checks.ts";
+import { newUid } from "../common/util.ts";
+import type { VolumeStates } from "../workloads/volume-states.ts";
+import { isLive } from "../workloads/checks.ts";
 
 /**
  * Volumes (spec 4.5): a volume is registered on a RENTAL inventory resource and provisioned when
@@ -47,7 +47,7 @@ export class VolumeService extends ResourceCollection<VolumeRecord, VolumePatch>
   }
 
   create(org: string, body: VolumeCreate): VolumeRecord {
-    const item = inventoryItem(this.store, body.resource_name);
+    const item = inventoryItem(this.store.seed, body.resource_name);
     if (!item)
       throw new ApiError(
         "VOLUME_INVALID",
