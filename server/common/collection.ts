@@ -36,6 +36,13 @@ export interface CollectionRules<R extends Doc, P> {
   events?: string;
 }
 
+/** The `apply` of a collection whose PATCH only renames (volumes, SSH keys). */
+export function rename<R extends { name: string }>(r: R, patch: { name: string }): boolean {
+  if (patch.name === r.name) return false;
+  r.name = patch.name;
+  return true;
+}
+
 /**
  * One collection of the API (volumes, SSH keys, workload templates, sandbox templates): get,
  * list with opaque cursors (common/pages.ts), PATCH (its body checked by the endpoint's strict

@@ -1,5 +1,5 @@
 import { type SshKeyPatch, type SshKeyCreate } from "../../api/index.ts";
-import { ResourceCollection, type ServiceDeps } from "../common/collection.ts";
+import { rename, ResourceCollection, type ServiceDeps } from "../common/collection.ts";
 import { ApiError } from "../http/errors.ts";
 import type { SshKeyRecord } from "../records.ts";
 import { newUid } from "../common/util.ts";
@@ -15,11 +15,7 @@ export class SshKeyService extends ResourceCollection<SshKeyRecord, SshKeyPatch>
       name: "ssh-keys",
       noun: "SSH key",
       notFound: "SSH_KEY_NOT_FOUND",
-      apply: (k, patch) => {
-        if (patch.name === k.name) return false;
-        k.name = patch.name;
-        return true;
-      },
+      apply: rename,
       deletable: (k) => {
         const users = deps.store.workloads.list(k.org).filter((w) => isLive(w) && w.ssh_keys.includes(k.uid));
         if (users.length) {

@@ -1,6 +1,6 @@
 import { type VolumePatch, type VolumeCreate, type VolumeListQuery } from "../../api/index.ts";
 import { inventoryItem } from "../seed/schema.ts";
-import { ResourceCollection, type ServiceDeps } from "../common/collection.ts";
+import { rename, ResourceCollection, type ServiceDeps } from "../common/collection.ts";
 import type { PageResult } from "../common/pages.ts";
 import { ApiError } from "../http/errors.ts";
 import type { VolumeRecord } from "../records.ts";
@@ -21,11 +21,7 @@ export class VolumeService extends ResourceCollection<VolumeRecord, VolumePatch>
       name: "volumes",
       noun: "volume",
       notFound: "VOLUME_NOT_FOUND",
-      apply: (v, patch) => {
-        if (patch.name === v.name) return false;
-        v.name = patch.name;
-        return true;
-      },
+      apply: rename,
       deletable: (v) => {
         if (v.workload_uid && isLive(deps.store.workloads.get(v.workload_uid))) {
           throw new ApiError(

@@ -22,29 +22,23 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
     { first: true },
   );
 
-  serve(
-    ctx,
-    SANDBOXES.freeze,
-    sandboxRoute(svc, async (rc) => {
-      const t = targetOf(svc, rc, "freeze", "deployed");
-      await svc.freeze(t).catch((e: unknown) => {
-        throw sandboxApiError(svc, e, t);
-      });
-      return { status: 200, body: workloadOperation(ctx.store, t.w) };
-    }),
-  );
-
-  serve(
-    ctx,
-    SANDBOXES.thaw,
-    sandboxRoute(svc, async (rc) => {
-      const t = targetOf(svc, rc, "thaw", "deployed");
-      await svc.thaw(t).catch((e: unknown) => {
-        throw sandboxApiError(svc, e, t);
-      });
-      return { status: 200, body: workloadOperation(ctx.store, t.w) };
-    }),
-  );
+  // Freeze and thaw: the same request on a deployed sandbox, one runtime operation each.
+  for (const [endpoint, action] of [
+    [SANDBOXES.freeze, "freeze"],
+    [SANDBOXES.thaw, "thaw"],
+  ] as const) {
+    serve(
+      ctx,
+      endpoint,
+      sandboxRoute(svc, async (rc) => {
+        const t = targetOf(svc, rc, action, "deployed");
+        await svc[action](t).catch((e: unknown) => {
+          throw sandboxApiError(svc, e, t);
+        });
+        return { status: 200, body: workloadOperation(ctx.store, t.w) };
+      }),
+    );
+  }
 
   serve(
     ctx,
