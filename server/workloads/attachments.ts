@@ -52,8 +52,7 @@ export class WorkloadAttachments {
       this.store.transaction(() => {
         w.updated_at = this.lc.now();
         this.lc.volumes.remount(w, old, w.volumes);
-        this.store.workloads.put(w);
-        this.lc.recordEvent(w, {
+        this.lc.saveWithEvent(w, {
           event_type: "VOLUME_ATTACHED",
           reason: "VolumeAttached",
           message: `volume ${v.uid} mounted at ${mount.mount_path}`,
@@ -83,8 +82,7 @@ export class WorkloadAttachments {
     this.store.transaction(() => {
       w.updated_at = this.lc.now();
       this.lc.volumes.remount(w, old, w.volumes);
-      this.store.workloads.put(w);
-      this.lc.recordEvent(w, {
+      this.lc.saveWithEvent(w, {
         event_type: "VOLUME_DETACHED",
         reason: "VolumeDetached",
         message: `volume ${mount.uid} detached`,
@@ -106,8 +104,7 @@ export class WorkloadAttachments {
       w.ssh_keys = [...w.ssh_keys, key.uid];
       w.updated_at = this.lc.now();
       this.store.transaction(() => {
-        this.store.workloads.put(w);
-        this.lc.recordEvent(w, {
+        this.lc.saveWithEvent(w, {
           event_type: "SSH_KEY_ATTACHED",
           reason: "SshKeyAttached",
           message: `SSH key ${key.uid} attached`,
@@ -138,8 +135,7 @@ export class WorkloadAttachments {
     w.ssh_keys = w.ssh_keys.filter((k) => k !== uid);
     w.updated_at = this.lc.now();
     this.store.transaction(() => {
-      this.store.workloads.put(w);
-      this.lc.recordEvent(w, {
+      this.lc.saveWithEvent(w, {
         event_type: "SSH_KEY_DETACHED",
         reason: "SshKeyDetached",
         message: `SSH key ${uid} detached`,

@@ -133,6 +133,14 @@ export class Lifecycle extends EventEmitter {
     this.emit("workload-event", w, stored);
   }
 
+  /** Writes the changed workload and its event (event_type, reason, message) in one transaction. */
+  saveWithEvent(w: WorkloadRecord, e: { event_type: string; reason: string; message: string }): void {
+    this.store.transaction(() => {
+      this.store.workloads.put(w);
+      this.recordEvent(w, e);
+    });
+  }
+
   // ---- transitions ----------------------------------------------------------------------
 
   transition(w: WorkloadRecord, to: WorkloadStatus, opts: TransitionOpts): void {

@@ -257,8 +257,7 @@ export class WorkloadService {
     this.store.transaction(() => {
       w.updated_at = this.lc.now();
       if (updates.volumes) this.lc.volumes.remount(w, oldVolumes, updates.volumes);
-      this.store.workloads.put(w);
-      this.lc.recordEvent(w, {
+      this.lc.saveWithEvent(w, {
         event_type: "UPDATED",
         reason: "Updated",
         message: `updated: ${changed.sort().join(", ")}`,
@@ -320,8 +319,7 @@ export class WorkloadService {
     if (JSON.stringify(before) === JSON.stringify(w)) return w;
     w.updated_at = this.lc.now();
     this.store.transaction(() => {
-      this.store.workloads.put(w);
-      this.lc.recordEvent(w, {
+      this.lc.saveWithEvent(w, {
         event_type: "UPDATED",
         reason: "Updated",
         message: "sandbox updated without redeploy",
