@@ -6,7 +6,7 @@ import type { Router } from "./http/router.ts";
 import type { Lifecycle } from "./workloads/lifecycle.ts";
 import type { Seed } from "./seed/schema.ts";
 import type { Services } from "./services.ts";
-import type { Store } from "./store.ts";
+import type { Store } from "./store/store.ts";
 import type { Clock } from "./common/util.ts";
 
 export interface ResolvedOptions {

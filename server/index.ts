@@ -18,7 +18,7 @@ import { applySeed } from "./seed/apply.ts";
 import { DEFAULT_SEED } from "./seed/data.ts";
 import { loadSeedFile, type Seed } from "./seed/schema.ts";
 import { createServices } from "./services.ts";
-import { Store } from "./store.ts";
+import { Store } from "./store/store.ts";
 import { iso, systemClock, type Clock } from "./common/util.ts";
 import { orgOfToken } from "./http/auth.ts";
 

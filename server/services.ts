@@ -4,7 +4,7 @@ import type { Faults } from "./http/faults.ts";
 import type { Lifecycle } from "./workloads/lifecycle.ts";
 import type { ServiceDeps } from "./common/collection.ts";
 import { Cursors } from "./common/cursors.ts";
-import type { Store } from "./store.ts";
+import type { Store } from "./store/store.ts";
 import { SshKeyService } from "./ssh-keys/service.ts";
 import { SandboxTemplateService } from "./templates/sandbox-templates.ts";
 import { WorkloadTemplateService } from "./templates/workload-templates.ts";

@@ -3,7 +3,7 @@ import { credits, setCredits } from "../common/billing.ts";
 import type { Faults } from "../http/faults.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Lifecycle } from "../workloads/lifecycle.ts";
-import type { Store } from "../store.ts";
+import type { Store } from "../store/store.ts";
 import { applySeed } from "../seed/apply.ts";
 
 /**

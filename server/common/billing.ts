@@ -1,6 +1,6 @@
 import { inventoryItem } from "../seed/schema.ts";
-import type { VolumeRecord, WorkloadRecord } from "../records.ts";
-import type { Store } from "../store.ts";
+import type { VolumeRecord, WorkloadRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
 
 /** Credits of an organization (set by the admin API, else the seed's) and what workloads and volumes cost. */
 

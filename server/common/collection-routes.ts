@@ -2,7 +2,7 @@ import type { Endpoint } from "../../api/endpoints/index.ts";
 import type { PageQuery } from "../../api/index.ts";
 import type { ResourceCollection } from "./collection.ts";
 import { serve, type Routers } from "../http/endpoints.ts";
-import type { Doc } from "../store-collection.ts";
+import type { Doc } from "../store/collection.ts";
 
 /** The endpoints every collection has: list, get, update (PATCH) and delete. */
 export interface CollectionEndpoints {

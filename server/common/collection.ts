@@ -1,7 +1,7 @@
 import type { PageQuery, Reason } from "../../api/index.ts";
 import { ApiError } from "../http/errors.ts";
-import type { Collection, Doc } from "../store-collection.ts";
-import type { Store } from "../store.ts";
+import type { Collection, Doc } from "../store/collection.ts";
+import type { Store } from "../store/store.ts";
 import type { Cursors } from "./cursors.ts";
 import { eventPageOf, pageOf, type PageResult } from "./pages.ts";
 

@@ -1,4 +1,4 @@
-import type { Store } from "../store.ts";
+import type { Store } from "../store/store.ts";
 
 /** Who a request is: API tokens and the organizations they belong to come from the seed. */
 

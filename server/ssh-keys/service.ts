@@ -1,7 +1,7 @@
 import { type SshKeyPatch, type SshKeyCreate } from "../../api/index.ts";
 import { rename, ResourceCollection, type ServiceDeps } from "../common/collection.ts";
 import { ApiError } from "../http/errors.ts";
-import type { SshKeyRecord } from "../records.ts";
+import type { SshKeyRecord } from "../store/records.ts";
 import { newUid } from "../common/util.ts";
 import { isLive } from "../workloads/checks.ts";
 

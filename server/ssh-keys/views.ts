@@ -1,5 +1,5 @@
 import type { SshKey } from "../../api/index.ts";
-import type { SshKeyRecord } from "../records.ts";
+import type { SshKeyRecord } from "../store/records.ts";
 
 /** The wire view of an SSH key record. */
 

@@ -3,7 +3,7 @@ import { costPerHour } from "../common/billing.ts";
 import { ResourceCollection, type ServiceDeps } from "../common/collection.ts";
 import type { PageResult } from "../common/pages.ts";
 import { ApiError } from "../http/errors.ts";
-import type { SandboxTemplateRecord, WorkloadRecord } from "../records.ts";
+import type { SandboxTemplateRecord, WorkloadRecord } from "../store/records.ts";
 import { newUid } from "../common/util.ts";
 
 /**

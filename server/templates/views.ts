@@ -1,5 +1,5 @@
 import type { SandboxTemplate, WorkloadTemplate } from "../../api/index.ts";
-import type { SandboxTemplateRecord, TemplateRecord } from "../records.ts";
+import type { SandboxTemplateRecord, TemplateRecord } from "../store/records.ts";
 
 /** Wire views of workload and sandbox template records (internal fields and passwords never leave). */
 

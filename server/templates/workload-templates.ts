@@ -8,7 +8,7 @@ import {
 import { ResourceCollection, type ServiceDeps } from "../common/collection.ts";
 import type { PageResult } from "../common/pages.ts";
 import { ApiError } from "../http/errors.ts";
-import type { TemplateRecord } from "../records.ts";
+import type { TemplateRecord } from "../store/records.ts";
 import { newUid } from "../common/util.ts";
 
 /** A manifest must be a valid workload create body whose type equals the template's type. */

@@ -3,7 +3,7 @@ import { inventoryItem } from "../seed/schema.ts";
 import { rename, ResourceCollection, type ServiceDeps } from "../common/collection.ts";
 import type { PageResult } from "../common/pages.ts";
 import { ApiError } from "../http/errors.ts";
-import type { VolumeRecord } from "../records.ts";
+import type { VolumeRecord } from "../store/records.ts";
 import { newUid } from "../common/util.ts";
 import type { VolumeStates } from "../workloads/volume-states.ts";
 import { isLive } from "../workloads/checks.ts";

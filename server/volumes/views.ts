@@ -1,7 +1,7 @@
 import type { Volume, VolumeCreated, VolumeState } from "../../api/index.ts";
 import { volumeCostPerHour } from "../common/billing.ts";
-import type { VolumeRecord } from "../records.ts";
-import type { Store } from "../store.ts";
+import type { VolumeRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
 
 /** Wire views of volume records. */
 

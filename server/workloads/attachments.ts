@@ -1,8 +1,8 @@
 import { redeploys, type AttachVolumeBody } from "../../api/index.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type { WorkloadRecord } from "../records.ts";
-import type { Store } from "../store.ts";
+import type { WorkloadRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
 import type { WorkloadChecks } from "./checks.ts";
 
 /**

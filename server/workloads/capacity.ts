@@ -1,8 +1,8 @@
 import type { WorkloadStatus } from "../../api/index.ts";
 import { ApiError } from "../http/errors.ts";
-import type { WorkloadRecord } from "../records.ts";
+import type { WorkloadRecord } from "../store/records.ts";
 import { inventoryItem } from "../seed/schema.ts";
-import type { Store } from "../store.ts";
+import type { Store } from "../store/store.ts";
 
 /** Statuses in which a workload holds an inventory unit. */
 export const HOLDING: readonly WorkloadStatus[] = ["provisioning", "running", "frozen"];

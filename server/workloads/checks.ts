@@ -1,8 +1,8 @@
 import { INVENTORY_TYPE, type WorkloadCreate, type WorkloadType } from "../../api/index.ts";
 import { inventoryItem } from "../seed/schema.ts";
 import { ApiError } from "../http/errors.ts";
-import type { SandboxTemplateRecord, WorkloadRecord } from "../records.ts";
-import type { Store } from "../store.ts";
+import type { SandboxTemplateRecord, WorkloadRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
 
 /** Whether a workload exists and is not deleted (it holds its volumes, keys and reservation). */
 export function isLive(w: WorkloadRecord | undefined): w is WorkloadRecord {

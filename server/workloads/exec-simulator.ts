@@ -1,6 +1,6 @@
 import { ApiError } from "../http/errors.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type { WorkloadRecord } from "../records.ts";
+import type { WorkloadRecord } from "../store/records.ts";
 
 /**
  * Exec in a workload (spec: POST .../exec): RENTAL workloads run a command in their container,

@@ -4,8 +4,8 @@ import { costPerHour, credits } from "../common/billing.ts";
 import { Capacity, HOLDING } from "./capacity.ts";
 import { ApiError } from "../http/errors.ts";
 import { ProvisioningRules } from "./provisioning-rules.ts";
-import type { WorkloadRecord } from "../records.ts";
-import type { Store } from "../store.ts";
+import type { WorkloadRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
 import { hash32, iso, newRevision, type Clock } from "../common/util.ts";
 import { VolumeStates } from "./volume-states.ts";
 

@@ -1,8 +1,8 @@
 import type { LogsQuery, WorkloadEvent } from "../../api/index.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type { WorkloadRecord } from "../records.ts";
-import type { Store, StoredEvent } from "../store.ts";
+import type { WorkloadRecord } from "../store/records.ts";
+import type { Store, StoredEvent } from "../store/store.ts";
 
 /**
  * Workload logs. Container output is simulated from the status changes of each deployment

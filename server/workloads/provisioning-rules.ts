@@ -1,5 +1,5 @@
 import type { ProvisioningRuleCreate } from "../../api/index.ts";
-import type { WorkloadRecord } from "../records.ts";
+import type { WorkloadRecord } from "../store/records.ts";
 import { newUid } from "../common/util.ts";
 
 export interface ProvisioningRule extends ProvisioningRuleCreate {

@@ -4,7 +4,7 @@ import type { LogsQuery } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
 import { serve } from "../http/endpoints.ts";
 import { ApiError } from "../http/errors.ts";
-import type { WorkloadRecord } from "../records.ts";
+import type { WorkloadRecord } from "../store/records.ts";
 import { workloadFull, workloadOperation, workloadState } from "./views.ts";
 
 /**

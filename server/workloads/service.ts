@@ -14,11 +14,11 @@ import {
 } from "../../api/index.ts";
 import type { ServiceDeps } from "../common/collection.ts";
 import type { Cursors } from "../common/cursors.ts";
-import type { Store } from "../store.ts";
+import type { Store } from "../store/store.ts";
 import { eventPageOf, pageOf, type PageResult } from "../common/pages.ts";
 import { ApiError, violationError, zodError } from "../http/errors.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type { WorkloadRecord } from "../records.ts";
+import type { WorkloadRecord } from "../store/records.ts";
 import { newRevision, newUid, sha256Hex } from "../common/util.ts";
 import type { WorkloadChecks } from "./checks.ts";
 

@@ -6,8 +6,8 @@ import type {
   WorkloadStateSummary,
 } from "../../api/index.ts";
 import { costPerHour } from "../common/billing.ts";
-import type { WorkloadRecord } from "../records.ts";
-import type { Store } from "../store.ts";
+import type { WorkloadRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
 import { inventoryItem } from "../seed/schema.ts";
 import { readyReplicas, totalReplicas } from "./lifecycle.ts";
 

@@ -1,7 +1,7 @@
 import type { VolumeEvent } from "../../api/index.ts";
 import { volumeCostPerHour } from "../common/billing.ts";
-import type { VolumeRecord, WorkloadRecord, WorkloadVolume } from "../records.ts";
-import type { Store } from "../store.ts";
+import type { VolumeRecord, WorkloadRecord, WorkloadVolume } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
 
 /**
  * Volume state that follows workloads: attach and detach records, the status a mounted volume

@@ -9,7 +9,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { Store } from "../../server/store.ts";
+import { Store } from "../../server/store/store.ts";
 import { call, expectError } from "../helpers/http.ts";
 import { startTestServer, useTestServer } from "../helpers/server.ts";
 import { create, PUBLIC_KEY, rental, vm } from "./fixtures.ts";

@@ -13,7 +13,7 @@ import { Pool } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { durableResponses } from "../../server/http/durable.ts";
 import { DEFAULT_SEED } from "../../server/index.ts";
-import { Store } from "../../server/store.ts";
+import { Store } from "../../server/store/store.ts";
 import { call, DEMO_TOKEN, expectError, type ApiServer } from "../helpers/http.ts";
 import { startTestServer } from "../helpers/server.ts";
 import { create, createSshKey, createVolume, rental, waitForStatus } from "./fixtures.ts";

@@ -1,9 +1,9 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 
 /**
- * Group commit for the store (server/store.ts): the first write of an event-loop turn opens a
+ * Group commit for the store (server/store/store.ts): the first write of an event-loop turn opens a
  * group; at the end of that turn (setImmediate) the group's writes (kept in memory meanwhile,
- * store-writes.ts) go to the database in one SQL transaction and one commit. `dirty` says
+ * writes.ts) go to the database in one SQL transaction and one commit. `dirty` says
  * whether uncommitted writes exist; `durable()` resolves when everything written so far is
  * committed. A failed commit is final: `durable()` rejects from then on.
  */

@@ -1,4 +1,4 @@
-import type { Env, Port, RegistryAuth, WorkloadStatus, WorkloadType } from "../api/index.ts";
+import type { Env, Port, RegistryAuth, WorkloadStatus, WorkloadType } from "../../api/index.ts";
 
 /** Stored shapes. Wire views are built from these in views.ts; internal fields never leave the server. */
 

@@ -9,25 +9,25 @@ import type {
   WorkloadRecord,
 } from "./records.ts";
 import { SecretBox } from "./secrets.ts";
-import { Checkpointer } from "./store-checkpoint.ts";
-import { Collection, type Doc, type DocWriter } from "./store-collection.ts";
-import { GroupCommit } from "./store-commit.ts";
-import { PendingWrites, type WriteStatements } from "./store-writes.ts";
-import { EventIndex, openSchema } from "./store-tables.ts";
-import type { Seed } from "./seed/schema.ts";
+import { Checkpointer } from "./checkpoint.ts";
+import { Collection, type Doc, type DocWriter } from "./collection.ts";
+import { GroupCommit } from "./commit.ts";
+import { PendingWrites, type WriteStatements } from "./writes.ts";
+import { EventIndex, openSchema } from "./tables.ts";
+import type { Seed } from "../seed/schema.ts";
 
 /**
  * State of the server in node:sqlite, with an in-memory copy of every document for reads
- * (store-collection.ts).
+ * (collection.ts).
  *
- * Group commit (store-commit.ts): the writes made during one event-loop turn wait in memory
- * (store-writes.ts) and go to the database together at the end of the turn, in one SQL
+ * Group commit (commit.ts): the writes made during one event-loop turn wait in memory
+ * (writes.ts) and go to the database together at the end of the turn, in one SQL
  * transaction and one commit (WAL journal), whatever number of requests made them. Nothing
  * that depends on a write may leave the server before its commit: `dirty` says whether
  * uncommitted writes exist, `durable()` resolves when everything written so far is committed,
  * and the HTTP layer holds every reply until then (server/http/durable.ts). So a server killed
  * at any moment restarts with everything it acknowledged. Without a data dir the database is
- * `:memory:` — the same code path. Tables: store-tables.ts; checkpoints: store-checkpoint.ts.
+ * `:memory:` — the same code path. Tables: tables.ts; checkpoints: checkpoint.ts.
  */
 
 export interface StoredEvent<T> {
@@ -37,7 +37,7 @@ export interface StoredEvent<T> {
   meta: Record<string, unknown>;
 }
 
-export { Collection } from "./store-collection.ts";
+export { Collection } from "./collection.ts";
 
 export class Store implements DocWriter {
   readonly db: DatabaseSync;

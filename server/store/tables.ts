@@ -1,7 +1,7 @@
 import type { DatabaseSync } from "node:sqlite";
 
 /**
- * The tables of the store (server/store.ts), the data dir's format version and the steps
+ * The tables of the store (server/store/store.ts), the data dir's format version and the steps
  * between versions, and what replaces an SQL index.
  *
  * The format version is `PRAGMA user_version` of cws.sqlite. Format 1: documents are keyed by

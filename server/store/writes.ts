@@ -1,8 +1,8 @@
 import type { StatementSync } from "node:sqlite";
 
 /**
- * The writes of the store's open group (server/store.ts), held in memory until the group's
- * commit, when GroupCommit (store-commit.ts) has them written in one SQL transaction
+ * The writes of the store's open group (server/store/store.ts), held in memory until the group's
+ * commit, when GroupCommit (commit.ts) has them written in one SQL transaction
  * (`apply`). Writing them together, rather than each where it is made, spares the SQL
  * savepoints a transaction would need and keeps SQLite's work in one tight run.
  *
