@@ -45,20 +45,11 @@ export class WorkloadAttachments {
     const changed =
       !existing || existing.mount_path !== mount.mount_path || existing.read_only !== mount.read_only;
     if (changed) {
-      const redeploy = redeploys(w.type, w.status, ["volumes"]);
-      if (redeploy) this.lc.assertCanRedeploy(w);
-      const old = w.volumes;
-      w.volumes = existing ? w.volumes.map((m) => (m.uid === v.uid ? mount : m)) : [...w.volumes, mount];
-      this.store.transaction(() => {
-        w.updated_at = this.lc.now();
-        this.lc.volumes.remount(w, old, w.volumes);
-        this.lc.saveWithEvent(w, {
-          event_type: "VOLUME_ATTACHED",
-          reason: "VolumeAttached",
-          message: `volume ${v.uid} mounted at ${mount.mount_path}`,
-        });
-        if (redeploy) this.lc.redeploy(w);
-      });
+      this.remount(
+        w,
+        existing ? w.volumes.map((m) => (m.uid === v.uid ? mount : m)) : [...w.volumes, mount],
+        ["VOLUME_ATTACHED", "VolumeAttached", `volume ${v.uid} mounted at ${mount.mount_path}`],
+      );
     }
     return {
       workload_uid: w.uid,
@@ -75,18 +66,30 @@ export class WorkloadAttachments {
         "WORKLOAD_VOLUME_NOT_ATTACHED",
         `volume ${volumeUid} is not attached to workload ${w.uid}`,
       );
+    this.remount(
+      w,
+      w.volumes.filter((m) => m.uid !== mount.uid),
+      ["VOLUME_DETACHED", "VolumeDetached", `volume ${mount.uid} detached`],
+    );
+  }
+
+  /**
+   * Gives w the mounts `volumes`: the volumes follow (volume-states.ts), the workload and its
+   * event are written in one transaction, and a deployed workload redeploys where its type asks.
+   */
+  private remount(
+    w: WorkloadRecord,
+    volumes: WorkloadRecord["volumes"],
+    [event_type, reason, message]: [string, string, string],
+  ): void {
     const redeploy = redeploys(w.type, w.status, ["volumes"]);
     if (redeploy) this.lc.assertCanRedeploy(w);
     const old = w.volumes;
-    w.volumes = w.volumes.filter((m) => m.uid !== mount.uid);
+    w.volumes = volumes;
     this.store.transaction(() => {
       w.updated_at = this.lc.now();
       this.lc.volumes.remount(w, old, w.volumes);
-      this.lc.saveWithEvent(w, {
-        event_type: "VOLUME_DETACHED",
-        reason: "VolumeDetached",
-        message: `volume ${mount.uid} detached`,
-      });
+      this.lc.saveWithEvent(w, { event_type, reason, message });
       if (redeploy) this.lc.redeploy(w);
     });
   }

@@ -1,7 +1,7 @@
 import { ApiError } from "../../http/errors.ts";
 import { NEXT, type Handler, type RequestContext } from "../../http/router.ts";
 import { SandboxError } from "../runtime.ts";
-import type { Target } from "../pools.ts";
+import type { Pool, Target } from "../pools.ts";
 import type { SandboxService } from "../service.ts";
 import type { Need } from "../targets.ts";
 
@@ -26,7 +26,18 @@ export function sandboxRoute<C extends RequestContext>(
  * selects, or the API error saying why there is none (see SandboxService.target).
  */
 export function targetOf(svc: SandboxService, rc: RequestContext, action: string, need: Need): Target {
-  return svc.target(rc.org, rc.params.uid!, svc.poolOf(rc.deploymentType), action, need);
+  return targetInPool(svc, rc, action, need).t;
+}
+
+/** The pool the request's X-Deployment-Type selects, and the request's target in it (see targetOf). */
+export function targetInPool(
+  svc: SandboxService,
+  rc: RequestContext,
+  action: string,
+  need: Need,
+): { pool: Pool; t: Target } {
+  const pool = svc.poolOf(rc.deploymentType);
+  return { pool, t: svc.target(rc.org, rc.params.uid!, pool, action, need) };
 }
 
 /** Runs an operation on the sandbox (it counts as activity) and answers a failure as an API error. */

@@ -7,7 +7,7 @@ import { NEXT } from "../../http/router.ts";
 import type { SandboxService } from "../service.ts";
 import { sandboxTemplateView } from "../../templates/views.ts";
 import { workloadOperation } from "../../workloads/views.ts";
-import { runOn, sandboxApiError, sandboxRoute, targetOf } from "./common.ts";
+import { runOn, sandboxApiError, sandboxRoute, targetInPool, targetOf } from "./common.ts";
 
 /** Deploy pool, freeze, thaw, fork, publish and exec of sandboxes: requests to SandboxService. */
 export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService): void {
@@ -44,8 +44,7 @@ export function registerSandboxOpRoutes(ctx: ServerContext, svc: SandboxService)
     ctx,
     SANDBOXES.fork,
     sandboxRoute(svc, async (rc) => {
-      const pool = svc.poolOf(rc.deploymentType);
-      const parent = svc.target(rc.org, rc.params.uid!, pool, "fork", "running");
+      const { pool, t: parent } = targetInPool(svc, rc, "fork", "running");
       const body = await rc.body();
       const child = await svc.fork(parent, pool, body);
       return { status: 201, body: workloadOperation(ctx.store, child) };

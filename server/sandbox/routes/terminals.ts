@@ -8,7 +8,7 @@ import type { RequestContext } from "../../http/router.ts";
 import type { SandboxService } from "../service.ts";
 import { desktopOf } from "../targets.ts";
 import type { TerminalSession as RuntimeTerminal } from "../runtime.ts";
-import { sandboxApiError, sandboxRoute, targetOf } from "./common.ts";
+import { sandboxApiError, sandboxRoute, targetInPool, targetOf } from "./common.ts";
 
 /** An optional JSON object body with only `fields`, each an integer in [min, max] when present. */
 async function intFields<K extends string>(
@@ -65,8 +65,7 @@ export function registerSandboxTerminalRoutes(ctx: ServerContext, svc: SandboxSe
     ctx,
     SANDBOXES.createTicket,
     sandboxRoute(svc, async (rc) => {
-      const pool = svc.poolOf(rc.deploymentType);
-      const t = svc.target(rc.org, rc.params.uid!, pool, "mint access tickets for", "deployed");
+      const { pool, t } = targetInPool(svc, rc, "mint access tickets for", "deployed");
       const body = await intFields(
         rc,
         ["ttl_sec"],
