@@ -38,3 +38,7 @@ npm run --silent pulumi:build
 # Python, Go and YAML programs: the SDKs generated from schema.json (tools/gen-sdk, cached),
 # the project's Python virtual environment (.venv) and the Go programs' modules.
 npm run --silent languages:setup
+
+# Java programs: the Java language host (tools/pulumi-java, cached beside the CLI), the Java SDK
+# generated from schema.json and built by Maven into sdk/maven, the Java example's Maven downloads.
+npm run --silent java:setup
