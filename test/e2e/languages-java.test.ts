@@ -3,12 +3,12 @@
  * through the Java language host (Maven compiles and runs the program), with the cws SDK jar
  * taken from a Maven repository directory as `npm run pack-sdks` publishes it.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JAVA_EXAMPLE, JAVA_SDK_DIR, publishJavaSdk } from "../../scripts/java.ts";
-import { pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT, pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
 import { filesContaining, programDir, run, type ProgramDir } from "../helpers/languages.ts";
@@ -57,6 +57,21 @@ describe("examples/java-rental through `pulumi up` with the Java language host",
         writeFileSync(pom, pointed);
         rmSync(join(p.project, "target"), { recursive: true, force: true });
 
+        // The plugin installed into Pulumi's plugin cache, as docs/packages.md shows (a folder
+        // with a launcher that calls the package's), and not on PATH.
+        const pluginDir = join(p.state, "cws-plugin");
+        mkdirSync(pluginDir);
+        writeFileSync(
+          join(pluginDir, "pulumi-resource-cws"),
+          `#!/bin/sh\nexec ${join(REPO_ROOT, "bin", "pulumi-resource-cws")} "$@"\n`,
+          { mode: 0o755 },
+        );
+        p.env.PATH = p.env
+          .PATH!.split(delimiter)
+          .filter((d) => d !== join(REPO_ROOT, "bin"))
+          .join(delimiter);
+        await pulumi(p, "plugin", "install", "resource", "cws", "0.1.0", "--file", pluginDir);
+
         await pulumi(p, "stack", "init", "dev");
         await pulumi(p, "config", "set", "cws:baseUrl", server.baseUrl);
         await pulumi(p, "config", "set", "cws:org", "demo");
@@ -64,6 +79,7 @@ describe("examples/java-rental through `pulumi up` with the Java language host",
 
         const up = await pulumi(p, "up", "--yes", "--skip-preview");
         expect(up).toMatch(/\+ 3 created/);
+        expect(up).not.toContain("from $PATH");
         const out = JSON.parse(await pulumi(p, "stack", "output", "--json")) as Record<string, unknown>;
         expect(out).toMatchObject({
           status: "running",
