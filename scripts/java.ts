@@ -16,9 +16,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { run, SCHEMA, SDK_DIR } from "./languages.ts";
+import { run, runMain, runStep, SCHEMA, SDK_DIR } from "./languages.ts";
 import { offlineEnv } from "./offline-stack.ts";
-import { REPO_ROOT, ensurePulumi, goBuild, pulumiRoot } from "./pulumi-toolchain.ts";
+import { REPO_ROOT, ensureCachedBuild, ensurePulumi, pulumiRoot } from "./pulumi-toolchain.ts";
 
 const WRAPPER_DIR = join(REPO_ROOT, "tools", "pulumi-java");
 const HOST_PACKAGE = "github.com/pulumi/pulumi-java/pkg/cmd/pulumi-language-java";
@@ -51,27 +51,19 @@ export function schemaVersion(): string {
  * The Java language host beside the CLI (`<root>/bin/pulumi-language-java`), built through
  * tools/pulumi-java when missing or of another release.
  */
-export async function ensureJavaHost(log: Log = defaultLog): Promise<string> {
+export function ensureJavaHost(log: Log = defaultLog): Promise<string> {
   const version = javaHostVersion();
-  const binary = join(pulumiRoot(), "bin", "pulumi-language-java");
-  const marker = `${binary}.version`;
-  if (existsSync(binary) && existsSync(marker) && readFileSync(marker, "utf8").trim() === version) {
-    log(`using cached pulumi-language-java v${version} at ${binary}`);
-    return binary;
-  }
-  log(
-    `building pulumi-language-java v${version} from the Go module proxy; the first build takes a few minutes`,
-  );
-  await goBuild(
-    `pulumi-language-java v${version}`,
-    HOST_PACKAGE,
-    WRAPPER_DIR,
-    `-s -w -X ${HOST_VERSION_VAR}=${version}`,
-    binary,
+  return ensureCachedBuild(
+    {
+      what: "pulumi-language-java",
+      version,
+      pkg: HOST_PACKAGE,
+      wrapperDir: WRAPPER_DIR,
+      ldflags: `-s -w -X ${HOST_VERSION_VAR}=${version}`,
+    },
+    join(pulumiRoot(), "bin", "pulumi-language-java"),
     log,
   );
-  writeFileSync(marker, `${version}\n`);
-  return binary;
 }
 
 function requireTool(name: string, why: string): void {
@@ -262,16 +254,7 @@ async function main(step: string): Promise<void> {
       await warmJavaExample();
     },
   };
-  const fn = steps[step];
-  if (!fn) throw new Error(`unknown step '${step}' (host, sdk, example, all)`);
-  await fn();
+  await runStep(steps, step);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  try {
-    await main(process.argv[2] ?? "all");
-  } catch (e) {
-    console.error(`error: ${(e as Error).message}`);
-    process.exit(1);
-  }
-}
+if (process.argv[1] === fileURLToPath(import.meta.url)) await runMain(main);

@@ -12,6 +12,7 @@ if [ -z "${CWS_SKIP_APT:-}" ]; then
   # chromium: ~100 MB download and a minute or two to install on a cold machine.
   packages=(bubblewrap python3 chromium)
   packages+=(python3-venv) # Python programs: the project's virtual environment (.venv)
+  packages+=(openjdk-17-jdk-headless maven) # Java programs: javac and Maven (scripts/java.ts)
   if [ -f server/sandbox/DEBIAN_PACKAGES ]; then
     while read -r p; do
       case "$p" in ""|\#*) ;; *) packages+=("$p") ;; esac
