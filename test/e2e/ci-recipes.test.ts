@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
-import { api } from "../helpers/http.ts";
+import { admin, api } from "../helpers/http.ts";
 import { programDir, run, type ProgramDir } from "../helpers/languages.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
@@ -75,6 +75,19 @@ describe("examples/ci/pulumi-ci.sh", () => {
         const live = await api<{ image: string }>(server, "GET", `/orgs/demo/workloads/${web!.uid}`);
         expect(live.image).toBe("nginx:1.27");
         expect((await recipe(p, "drift")).code).toBe(0);
+
+        // A check whose reads fail is not "drift": exit 2, with the error.
+        await admin(server, "POST", "/faults", {
+          method: "GET",
+          path: "^/orgs/demo/workloads/",
+          count: 1000,
+          status: 500,
+        });
+        const failing = await recipe(p, "drift");
+        await admin(server, "DELETE", "/faults");
+        expect(failing.code, failing.out).toBe(2);
+        expect(failing.out).toContain("the drift check could not run");
+        expect(failing.out).not.toMatch(/^drift:/m);
 
         await pulumi("destroy", "--yes", "--skip-preview");
       } finally {
