@@ -1,16 +1,18 @@
 import type { DatabaseSync } from "node:sqlite";
 
 /**
- * The tables of the store (server/store.ts) and what replaces an SQL index.
+ * The tables of the store (server/store.ts), the data dir's format version and the steps
+ * between versions, and what replaces an SQL index.
  *
- * Layout 1 (PRAGMA user_version = 1): documents are keyed by their creation position (`seq`,
- * the rowid), and the events of a subject are found through an in-memory index (EventIndex)
- * instead of an SQL one, so that a write appends to its table rather than touching a page of
- * an index at a random place (UIDs are random): a group commit writes a few pages, not one per
- * document. Layout 0 (docs keyed by kind and UID, events indexed by subject) is converted on
- * open.
+ * The format version is `PRAGMA user_version` of cws.sqlite. Format 1: documents are keyed by
+ * their creation position (`seq`, the rowid), and the events of a subject are found through an
+ * in-memory index (EventIndex) instead of an SQL one, so that a write appends to its table
+ * rather than touching a page of an index at a random place (UIDs are random): a group commit
+ * writes a few pages, not one per document. Format 0 (docs keyed by kind and UID, events
+ * indexed by subject) is converted on open. A database of a newer format is refused before
+ * anything in it is touched.
  */
-const LAYOUT = 1;
+export const FORMAT_VERSION = 1;
 
 const TABLES = `
   CREATE TABLE IF NOT EXISTS docs (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, uid TEXT NOT NULL, org TEXT, data TEXT NOT NULL);
@@ -19,40 +21,54 @@ const TABLES = `
   CREATE TABLE IF NOT EXISTS gone (kind TEXT NOT NULL, uid TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (kind, uid));
 `;
 
-/** Sets the journal up and brings the tables to the current layout. */
-export function openSchema(db: DatabaseSync): void {
+/**
+ * STEPS[n] brings a database of format n to format n + 1. A new format adds one step here; a
+ * step may rewrite tables and documents alike. All the steps a database needs run in one
+ * transaction: a failure leaves it as it was.
+ */
+const STEPS: Record<number, (db: DatabaseSync) => void> = {
+  0: (db) => {
+    // An empty file (a new data dir) is format 0 with no tables: creating them is the step.
+    const hasDocs = db
+      .prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'docs'")
+      .get();
+    if (hasDocs) db.exec("ALTER TABLE docs RENAME TO docs_layout0; DROP INDEX IF EXISTS events_subject;");
+    db.exec(TABLES);
+    if (hasDocs)
+      db.exec(`
+        INSERT INTO docs (seq, kind, uid, org, data) SELECT seq, kind, uid, org, data FROM docs_layout0 ORDER BY seq;
+        DROP TABLE docs_layout0;
+      `);
+  },
+};
+
+/**
+ * Refuses a newer format (nothing written yet), sets the journal up and brings the tables to
+ * FORMAT_VERSION. `file` names the database in errors.
+ */
+export function openSchema(db: DatabaseSync, file = ":memory:"): void {
+  const { user_version: format } = db.prepare("PRAGMA user_version").get() as { user_version: number };
+  if (format > FORMAT_VERSION)
+    throw new Error(
+      `${file} was written by a newer reference server (data format ${format}; this server reads formats up to ${FORMAT_VERSION}). ` +
+        "Nothing in it was changed: start a newer server on it, or use another --data-dir.",
+    );
   db.exec(`
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;
     PRAGMA busy_timeout = 5000;
   `);
-  const { user_version: layout } = db.prepare("PRAGMA user_version").get() as { user_version: number };
-  if (layout === LAYOUT) return;
-  if (layout > LAYOUT)
-    throw new Error(
-      `the database was written by a newer server (layout ${layout}; this server knows ${LAYOUT})`,
-    );
-  const hasDocs = db.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'docs'").get();
+  if (format === FORMAT_VERSION) return;
   db.exec("BEGIN");
   try {
-    if (hasDocs) {
-      db.exec(`
-        ALTER TABLE docs RENAME TO docs_layout0;
-        DROP INDEX IF EXISTS events_subject;
-      `);
-    }
-    db.exec(TABLES);
-    if (hasDocs) {
-      db.exec(`
-        INSERT INTO docs (seq, kind, uid, org, data) SELECT seq, kind, uid, org, data FROM docs_layout0 ORDER BY seq;
-        DROP TABLE docs_layout0;
-      `);
-    }
-    db.exec(`PRAGMA user_version = ${LAYOUT}`);
+    for (let v = format; v < FORMAT_VERSION; v++) STEPS[v]!(db);
+    db.exec(`PRAGMA user_version = ${FORMAT_VERSION}`);
     db.exec("COMMIT");
   } catch (e) {
     db.exec("ROLLBACK");
-    throw new Error(`cannot bring the database to layout ${LAYOUT}: ${(e as Error).message}`);
+    throw new Error(
+      `cannot bring ${file} from data format ${format} to ${FORMAT_VERSION}: ${(e as Error).message}`,
+    );
   }
 }
 

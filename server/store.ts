@@ -73,7 +73,12 @@ export class Store implements DocWriter {
     }
     this.secrets = SecretBox.open(opts.keyFile ?? (dataDir ? join(dataDir, "cws.key") : undefined));
     this.db = new DatabaseSync(file);
-    openSchema(this.db);
+    try {
+      openSchema(this.db, file);
+    } catch (e) {
+      this.db.close();
+      throw e;
+    }
     if (dataDir) this.checkpointer = new Checkpointer(this.db, file);
     const writes: WriteStatements = {
       upsert: this.db.prepare(
