@@ -5,13 +5,12 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildSchema, descriptionsFromDocs, schemaText } from "../provider/native/schema.ts";
+import { buildSchema, schemaText } from "../provider/native/schema.ts";
 import { REPO_ROOT } from "./pulumi-toolchain.ts";
 
 export function generatedSchema(): string {
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
-  const docs = readFileSync(join(REPO_ROOT, "docs", "resources.md"), "utf8");
-  return schemaText(buildSchema(descriptionsFromDocs(docs), pkg.version));
+  return schemaText(buildSchema(pkg.version));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

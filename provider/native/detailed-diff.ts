@@ -3,7 +3,7 @@
  * update that redeploys, replace), and the words said on the resource's own line at preview.
  */
 import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
-import type { DiffResult, Props } from "../resource.ts";
+import type { DiffResult, Props } from "../core/types.ts";
 
 const Kind = providerPb.PropertyDiff.Kind;
 

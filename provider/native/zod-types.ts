@@ -14,7 +14,7 @@ import {
   VmConfig,
   VolumeMount,
 } from "../../api/index.ts";
-import { OPAQUE, snakeToCamel } from "../wire.ts";
+import { OPAQUE, snakeToCamel } from "../core/wire.ts";
 
 export interface TypeSpec {
   type?: "string" | "integer" | "number" | "boolean" | "array" | "object";
@@ -26,6 +26,7 @@ export interface TypeSpec {
 export interface PropertySpec extends TypeSpec {
   description?: string;
   secret?: boolean;
+  default?: unknown;
 }
 
 export interface ObjectTypeSpec {

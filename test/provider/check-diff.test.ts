@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RESOURCES } from "../../provider/registry.ts";
-import { UNKNOWN } from "../../provider/unknowns.ts";
+import { UNKNOWN } from "../../provider/core/unknowns.ts";
 
 const { Workload, Sandbox, Volume, SshKey, WorkloadTemplate } = RESOURCES as Required<typeof RESOURCES>;
 const ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx user@host";
@@ -203,7 +203,7 @@ describe("Volume, SshKey and WorkloadTemplate", () => {
 
 describe("refresh shapes what it reads like the program", () => {
   it("keeps the program's spelling where the service means the same, and shows real drift", async () => {
-    const { keepProgramShape, portsNormaliser } = await import("../../provider/diff.ts");
+    const { keepProgramShape, portsNormaliser } = await import("../../provider/core/diff.ts");
     const rules = {
       image: { kind: "redeploy" as const },
       ports: { kind: "redeploy" as const, normalise: portsNormaliser(true) },

@@ -10,7 +10,15 @@ import {
   type FieldChange,
   type WorkloadFieldName,
 } from "../../api/index.ts";
-import { RENAMED, serviceField, snakeToCamel } from "../../provider/wire.ts";
+import { serviceField, snakeToCamel } from "../../provider/core/wire.ts";
+import { renamesOf } from "../../provider/core/definition.ts";
+import { DEFINITIONS } from "../../provider/registry.ts";
+
+/** Each resource's renamed properties, from its definition. */
+const RENAMED = Object.fromEntries(Object.entries(DEFINITIONS).map(([k, d]) => [k, renamesOf(d)])) as Record<
+  "Workload" | "Sandbox" | "SandboxTemplate" | "Volume" | "SshKey" | "WorkloadTemplate",
+  ReturnType<typeof renamesOf>
+>;
 
 const DOC = readFileSync(new URL("../../docs/resources.md", import.meta.url), "utf8");
 

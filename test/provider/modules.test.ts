@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workload as WireWorkload } from "../../api/index.ts";
 import { CwsClient } from "../../client/index.ts";
 import { RESOURCES } from "../../provider/registry.ts";
-import type { Context, Props } from "../../provider/resource.ts";
+import type { Context, Props } from "../../provider/core/types.ts";
 import { admin, api } from "../helpers/http.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

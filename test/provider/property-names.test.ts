@@ -1,12 +1,11 @@
 /**
- * api/property-names.ts names the outputs of every resource once: the SDK declares them, the
- * modules read them (provider/wire.ts) and the plugin's schema types them. This holds the
- * schema's table to the same names.
+ * api/property-names.ts names the inputs and outputs of every resource for code that loads no
+ * provider (the SDK classes); the resource definitions (provider/resources/<kind>/) are held to it.
  */
 import { describe, expect, it } from "vitest";
 import { RESOURCE_INPUTS, RESOURCE_OUTPUTS, RESOURCE_SECRETS } from "../../api/index.ts";
-import { RESOURCE_PROPERTIES } from "../../provider/native/properties.ts";
-import { RESOURCES } from "../../provider/registry.ts";
+import { secretsOf } from "../../provider/core/definition.ts";
+import { DEFINITIONS as RESOURCE_PROPERTIES, RESOURCES } from "../../provider/registry.ts";
 
 describe("RESOURCE_OUTPUTS", () => {
   it("has the outputs of every resource module", () => {
@@ -15,7 +14,7 @@ describe("RESOURCE_OUTPUTS", () => {
 
   it("are the outputs of the plugin's schema", () => {
     for (const [name, outputs] of Object.entries(RESOURCE_OUTPUTS)) {
-      expect(Object.keys(RESOURCE_PROPERTIES[name]!.outputs), name).toEqual([...outputs]);
+      expect(Object.keys(RESOURCE_PROPERTIES[name]!.outputs).sort(), name).toEqual([...outputs].sort());
     }
   });
 });
@@ -26,7 +25,7 @@ describe("RESOURCE_INPUTS and RESOURCE_SECRETS", () => {
     for (const [name, inputs] of Object.entries(RESOURCE_INPUTS)) {
       // Names, not their order (the schema lists them in its own order).
       expect(Object.keys(RESOURCE_PROPERTIES[name]!.inputs).sort(), name).toEqual([...inputs].sort());
-      expect(RESOURCE_PROPERTIES[name]!.secrets, name).toEqual([
+      expect(secretsOf(RESOURCE_PROPERTIES[name]!), name).toEqual([
         ...RESOURCE_SECRETS[name as keyof typeof RESOURCE_SECRETS],
       ]);
     }

@@ -5,10 +5,10 @@
  */
 import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as dynamic from "../../provider/dynamic-adapter.ts";
+import * as dynamic from "../../provider/dynamic/adapter.ts";
 import { CwsPlugin } from "../../provider/native/server.ts";
 import { SIG_KEY, encode, secret } from "../../provider/native/values.ts";
-import type { Props } from "../../provider/resource.ts";
+import type { Props } from "../../provider/core/types.ts";
 import {
   MIGRATIONS,
   STATE_VERSION,
@@ -16,7 +16,7 @@ import {
   fromState,
   toState,
   type Migration,
-} from "../../provider/state.ts";
+} from "../../provider/core/state.ts";
 import { api, DEMO_TOKEN } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
 

@@ -13,7 +13,7 @@
  *   operation's deadline (`Context.timeoutMs`, else the resource's `readyTimeoutSec`, default
  *   600 s): 429/503 bursts are waited out until then. Waits stop when `Context.signal` aborts.
  */
-import type { CwsClient } from "../client/index.ts";
+import type { CwsClient } from "../../client/index.ts";
 
 export type Props = Record<string, unknown>;
 

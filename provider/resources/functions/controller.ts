@@ -15,9 +15,9 @@ import {
   VmImage,
   Volume,
   WorkloadTemplate,
-} from "../api/index.ts";
-import type { CwsClient } from "../client/index.ts";
-import { fromWire } from "./wire.ts";
+} from "../../../api/index.ts";
+import type { CwsClient } from "../../../client/index.ts";
+import { fromWire } from "../../core/wire.ts";
 
 type Props = Record<string, unknown>;
 

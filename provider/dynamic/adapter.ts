@@ -2,12 +2,12 @@
  * The dynamic-provider front end: adapts the resource modules to `pulumi.dynamic.ResourceProvider`.
  * Loaded through `pulumi-cws/provider/dynamic` (dynamic.ts) inside the engine's provider process.
  */
-import type * as Client from "../client/client.ts";
-import { resolveConfig, type ConfigSource } from "./config.ts";
+import type * as Client from "../../client/client.ts";
+import { resolveConfig, type ConfigSource } from "../core/config.ts";
 import { requireCached } from "./load.ts";
-import { resourceModule } from "./registry.ts";
-import { PartialStateError, type Context, type Props } from "./resource.ts";
-import { fromState, toState } from "./state.ts";
+import { resourceModule } from "../registry.ts";
+import { PartialStateError, type Context, type Props } from "../core/types.ts";
+import { fromState, toState } from "../core/state.ts";
 
 let source: ConfigSource = () => undefined;
 let context: { ctx: Context; config: string } | undefined;
@@ -28,7 +28,7 @@ function ctx(): Context {
   const cfg = resolveConfig(source);
   const key = JSON.stringify(cfg);
   if (context?.config !== key) {
-    const { CwsClient } = requireCached<typeof Client>(import.meta.url, "../client/client");
+    const { CwsClient } = requireCached<typeof Client>(import.meta.url, "../../client/client");
     const ctx: Context = {
       client: new CwsClient({ baseUrl: cfg.baseUrl, org: cfg.org, token: cfg.token }),
       log: (m) => process.stderr.write(`cws: ${m}\n`),

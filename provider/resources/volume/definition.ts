@@ -1,0 +1,53 @@
+/** Volume: persistent storage mounted on RENTAL workloads. Update: name. Replace: sizeInMb, resourceName. */
+import { z } from "zod";
+import { Volume, VolumeCreate } from "../../../api/index.ts";
+import { ADOPT_UID, type Definition } from "../../core/definition.ts";
+import { containsUnknown } from "../../core/unknowns.ts";
+import { pick } from "../../core/values.ts";
+import { fromStateSummary, schemaFailures, toWire } from "../../core/wire.ts";
+
+export const definition: Definition = {
+  name: "Volume",
+  what: "volume",
+  description: "A persistent volume, mounted on RENTAL workloads through their `volumes` input.",
+  inputs: {
+    name: { type: Volume.shape.name, description: "The volume's name.", change: "update", required: true },
+    // The create body takes size_in_mb; the record reports it as `size` (also an output).
+    sizeInMb: {
+      type: z.number().int(),
+      description: "Size in megabytes.",
+      change: "replace",
+      required: true,
+      wire: { record: "size" },
+    },
+    resourceName: {
+      type: Volume.shape.resource_name,
+      description: "The inventory resource it is provisioned on, e.g. gpu-rental-small.",
+      change: "replace",
+      required: true,
+      languageNames: { python: "resource_name_" },
+    },
+    adoptUid: ADOPT_UID,
+  },
+  outputs: {
+    uid: { type: Volume.shape.uid, description: "The volume's uid (its id)." },
+    size: { type: Volume.shape.size, description: "Size in megabytes, as the service reports it." },
+    status: { type: z.string(), description: "The service's status.", wire: fromStateSummary("status") },
+    statusMessage: {
+      type: z.string(),
+      description: "The service's message about the status.",
+      wire: fromStateSummary("statusMessage"),
+    },
+    costPerHour: { type: Volume.shape.cost_per_hour, description: "USD per hour." },
+    workloadUid: { type: z.string(), description: "The workload it is mounted on, if any." },
+    mountPath: { type: z.string(), description: "Where it is mounted, if it is." },
+    pvcName: { type: Volume.shape.pvc_name, description: "The service's claim name." },
+    createdAt: { type: Volume.shape.created_at, description: "When it was created." },
+    updatedAt: { type: Volume.shape.updated_at, description: "When it was last changed." },
+  },
+  validate(_olds, news) {
+    const body = pick(news, ["name", "sizeInMb", "resourceName"]);
+    return containsUnknown(body) ? [] : schemaFailures(VolumeCreate, toWire(body));
+  },
+  example: { name: "data", sizeInMb: 1024, resourceName: "gpu-rental-small" },
+};
