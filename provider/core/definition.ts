@@ -30,6 +30,8 @@ export interface InputDef {
    * `resource_name_`. The reference pages and docstrings say so.
    */
   languageNames?: { python?: string };
+  /** The SDK's TypeScript type, where the contract's is looser than what a program writes. */
+  typescript?: { type: string };
 }
 
 export interface OutputDef {
@@ -60,6 +62,8 @@ export interface Definition {
   broken?: readonly string[];
   /** What to say when the object exists but did not reach its state ("did not come up"). */
   notReady?: string;
+  /** TypeScript declarations the SDK class needs besides its Args (types named by `typescript`). */
+  typescript?: string;
   /** An example of inputs for the reference page, in every language. */
   example: Props;
 }

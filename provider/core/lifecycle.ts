@@ -139,8 +139,9 @@ export function resource<R extends object>(def: Definition, ctl: Controller<R>):
   function diff(id: string, olds: Props, news: Props): DiffResult {
     const d = diffFields(rulesFor(olds), olds, news);
     if (isAdoptable(def)) refuseSelfAdoption(what, id, news, d.replaces);
-    // Broken is drift: an object the service reports broken is repaired by a redeploy.
-    if (!d.changes && def.broken?.includes(olds.status as string)) {
+    // Broken is drift: an object the service reports broken (refresh read it so) is repaired by
+    // a redeploy, which preview shows as a change of its status.
+    if (def.broken?.includes(olds.status as string) && news.deploy !== false) {
       d.detail.status = "redeploy";
       d.changes = true;
     }

@@ -28,8 +28,10 @@ export function diffResponse(d: DiffResult, olds: Props, news: Props) {
   const map = res.getDetaileddiffMap();
   for (const k of keys) {
     const pd = new providerPb.PropertyDiff();
-    pd.setKind(kindOf(d.detail[k] === "replace", olds[k], news[k]));
-    pd.setInputdiff(true);
+    // `status` is an output: the broken object's status, which the redeploy repairs.
+    const output = k === "status";
+    pd.setKind(output ? Kind.UPDATE : kindOf(d.detail[k] === "replace", olds[k], news[k]));
+    pd.setInputdiff(!output);
     map.set(k, pd);
   }
   return res;
@@ -41,13 +43,15 @@ const changes = (keys: string[]) => `${keys.join(", ")} change${keys.length === 
  * What the change does, in words, for the resource's line: which changes make the service
  * redeploy (restart) it, and which are applied in place without one. Nothing when it is replaced.
  */
-export function diffWords(type: string, d: DiffResult, name: unknown): string[] {
-  const keys = Object.keys(d.detail);
-  if (!keys.length || d.replaces.length) return [];
+export function diffWords(type: string, d: DiffResult, name: unknown, status?: unknown): string[] {
+  const keys = Object.keys(d.detail).filter((k) => k !== "status");
   const what = `${type.toLowerCase()}${typeof name === "string" ? ` ${name}` : ""}`;
+  const words: string[] = [];
+  if (d.detail.status && !d.replaces.length)
+    words.push(`${what} is in ${String(status)} on the service: up redeploys it to repair it`);
+  if (!keys.length || d.replaces.length) return words;
   const redeploys = keys.filter((k) => d.detail[k] === "redeploy");
   const inPlace = keys.filter((k) => d.detail[k] === "update");
-  const words: string[] = [];
   if (redeploys.length) words.push(`${changes(redeploys)}: the service redeploys ${what} (restart)`);
   if (inPlace.length) words.push(`${changes(inPlace)}: updated in place, no redeploy`);
   return words;

@@ -38,7 +38,7 @@ const APPLIED: Record<string, string> = {
 /** Where a property's Python spelling is not the snake_case of its name, the docstring says it. */
 const pythonNote = (k: string, p: InputDef) =>
   p.languageNames?.python
-    ? `In Python it is \`${p.languageNames.python}\`: \`${camelToSnake(k)}\` is the constructor's first argument, the resource's own name.`
+    ? `In Python it is \`${p.languageNames.python}\`: \`${camelToSnake(k)}\` is the constructor's first argument, the resource's own name (in the Args class it stays \`${camelToSnake(k)}\`).`
     : "";
 
 /** A resource's schema entry, from its definition. */

@@ -208,7 +208,8 @@ export class CwsPlugin {
     const news = decodeState(urn, req.getNews()).props;
     const d = moduleFor(urn).diff(req.getId(), olds, news);
     const { type } = parseUrn(urn);
-    for (const words of diffWords(type, d, news.name ?? olds.name)) void this.#opts.log.log(urn, words);
+    for (const words of diffWords(type, d, news.name ?? olds.name, olds.status))
+      void this.#opts.log.log(urn, words);
     return diffResponse(d, olds, news);
   }
 

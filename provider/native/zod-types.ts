@@ -61,10 +61,10 @@ interface Def {
   options?: z.ZodType[];
 }
 
-const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
+export const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
 
 /** Optional, nullable, default and pipe wrappers removed. */
-function core(s: z.ZodType): z.ZodType {
+export function core(s: z.ZodType): z.ZodType {
   const d = defOf(s);
   if (["optional", "nullable", "default", "readonly", "nonoptional", "catch"].includes(d.type))
     return core(d.innerType!);

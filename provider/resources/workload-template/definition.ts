@@ -77,6 +77,7 @@ export const definition: Definition = {
       change: "update",
       required: true,
       secret: true,
+      typescript: { type: "WorkloadManifest" },
       normalise: withoutType,
     },
   },
@@ -87,6 +88,13 @@ export const definition: Definition = {
     updatedAt: { type: WorkloadTemplate.shape.updated_at, description: "When it was last changed." },
   },
   validate: (_olds, news) => validate(news),
+  typescript: `import type { WorkloadArgs } from "./workload.ts";
+
+/** A workload manifest: Workload inputs without the lifecycle switches; \`type\` comes from the template. */
+export type WorkloadManifest = Omit<WorkloadArgs, "type" | "deploy" | "suspended" | "readyTimeoutSec" | "adoptUid"> & {
+  type?: WorkloadArgs["type"];
+};
+`,
   example: {
     name: "web",
     type: "RENTAL",

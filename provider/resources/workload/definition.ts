@@ -34,6 +34,7 @@ const volumes: Normaliser = (v) =>
 const FIELDS: Record<(typeof WORKLOAD_SERVICE_FIELDS)[number], Partial<InputDef> & { description: string }> =
   {
     type: {
+      type: z.enum(["RENTAL", "VM", "BM"]),
       description: "RENTAL (a container), VM or BM; a sandbox is the Sandbox resource.",
       required: true,
     },
@@ -153,6 +154,8 @@ export const definition: Definition = {
   deleteBeforeReplace: (olds, news) =>
     [olds, news].some((p) => Array.isArray(p.volumes) && p.volumes.length > 0),
   notReady: "was registered but did not come up",
+  // Refresh also reads a workload in error as `deploy: false`; up deploys it again.
+  broken: ["error"],
   example: {
     type: "RENTAL",
     name: "web",
