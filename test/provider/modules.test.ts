@@ -145,7 +145,11 @@ describe("Workload module", () => {
 
     const read = await Workload!.read(ctx, id, outputs);
     expect(read!.inputs.deploy).toBe(false);
-    expect(Workload!.diff(id, read!.outputs, inputs).detail).toEqual({ deploy: "update" });
+    // Broken is drift: the preview names the redeploy that repairs it.
+    expect(Workload!.diff(id, read!.outputs, inputs).detail).toEqual({
+      deploy: "update",
+      status: "redeploy",
+    });
     const after = await Workload!.update(ctx, id, read!.outputs, inputs);
     expect(after.status).toBe("running");
     const healthy = await Workload!.read(ctx, id, after);
