@@ -45,8 +45,8 @@ export interface Context {
   log(message: string): void;
   /**
    * The program's customTimeouts for this operation, in ms. When set it replaces the
-   * `readyTimeoutSec` default for waits and bounds retry waiting. The dynamic front end never
-   * sets it (the mechanism does not pass customTimeouts).
+   * `readyTimeoutSec` default for waits and bounds retry waiting. The native plugin has it from
+   * the engine; the dynamic front end from the resource class (`__timeouts`, sdk/resource.ts).
    */
   timeoutMs?: number;
   /** Cancellation: waits and retry sleeps stop promptly when it aborts. */

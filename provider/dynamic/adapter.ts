@@ -7,6 +7,7 @@ import { resolveConfig, type ConfigSource } from "../core/config.ts";
 import { requireCached } from "./load.ts";
 import { resourceModule } from "../registry.ts";
 import { PartialStateError, type Context, type Props } from "../core/types.ts";
+import { diffWords } from "../core/diff-words.ts";
 import { fromState, toState } from "../core/state.ts";
 
 let source: ConfigSource = () => undefined;
@@ -38,10 +39,28 @@ function ctx(): Context {
   return context.ctx;
 }
 
-/** Engine-internal keys never reach the modules. */
+/** Engine-internal keys and the class's `__timeouts` never reach the modules. */
 function clean(props: Props): Props {
-  const { __provider: _p, ...rest } = props;
+  const { __provider: _p, [TIMEOUTS]: _t, ...rest } = props;
   return rest;
+}
+
+/**
+ * The program's customTimeouts, which the resource class hands over as `__timeouts` (ms per
+ * operation; sdk/resource.ts): kept in the outputs too, so that delete finds its own.
+ */
+const TIMEOUTS = "__timeouts";
+type Operation = "create" | "update" | "delete";
+
+/** The context of one operation: the program's timeout for it, if it set one. */
+function ctxFor(props: Props, op: Operation): Context {
+  const ms = (props[TIMEOUTS] as Partial<Record<Operation, number>> | undefined)?.[op];
+  return ms ? { ...ctx(), timeoutMs: ms } : ctx();
+}
+
+/** Properties for the engine: the state version, and the timeouts `from` carried. */
+function outputs(props: Props, from: Props): Props {
+  return toState(from[TIMEOUTS] ? { ...props, [TIMEOUTS]: from[TIMEOUTS] } : props);
 }
 
 /** Old state of a type, in the current shape, without engine-internal keys (state.ts). */
@@ -58,18 +77,23 @@ function rethrow(e: unknown): never {
 
 export function check(type: string, olds: Props, news: Props) {
   const r = resourceModule(type).check(old(type, olds), clean(news));
-  return { inputs: toState(r.inputs), failures: r.failures };
+  return { inputs: outputs(r.inputs, news), failures: r.failures };
 }
 
 export function diff(type: string, id: string, olds: Props, news: Props) {
-  const d = resourceModule(type).diff(id, old(type, olds), old(type, news));
+  const [before, after] = [old(type, olds), old(type, news)];
+  const d = resourceModule(type).diff(id, before, after);
+  // The engine passes a dynamic provider no resource to speak for: a redeploy is said on the
+  // stack's output, naming the resource (the native plugin says it on the resource's line).
+  for (const words of diffWords(type, d, after.name ?? before.name, before.status))
+    if (words.includes("redeploys")) process.stderr.write(`cws: ${words}\n`);
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }
 
 export async function create(type: string, inputs: Props) {
   try {
-    const r = await resourceModule(type).create(ctx(), old(type, inputs));
-    return { id: r.id, outs: toState(r.outputs) };
+    const r = await resourceModule(type).create(ctxFor(inputs, "create"), old(type, inputs));
+    return { id: r.id, outs: outputs(r.outputs, inputs) };
   } catch (e) {
     rethrow(e);
   }
@@ -79,7 +103,9 @@ export async function read(type: string, id: string, props: Props) {
   try {
     const r = await resourceModule(type).read(ctx(), id, old(type, props));
     // An empty id tells the engine the resource is gone.
-    return r ? { id: r.id, props: toState(r.outputs), inputs: toState(r.inputs) } : { id: "", props: {} };
+    return r
+      ? { id: r.id, props: outputs(r.outputs, props), inputs: toState(r.inputs) }
+      : { id: "", props: {} };
   } catch (e) {
     rethrow(e);
   }
@@ -87,7 +113,13 @@ export async function read(type: string, id: string, props: Props) {
 
 export async function update(type: string, id: string, olds: Props, news: Props) {
   try {
-    return { outs: toState(await resourceModule(type).update(ctx(), id, old(type, olds), old(type, news))) };
+    const outs = await resourceModule(type).update(
+      ctxFor(news, "update"),
+      id,
+      old(type, olds),
+      old(type, news),
+    );
+    return { outs: outputs(outs, news) };
   } catch (e) {
     rethrow(e);
   }
@@ -95,7 +127,7 @@ export async function update(type: string, id: string, olds: Props, news: Props)
 
 export async function remove(type: string, id: string, props: Props) {
   try {
-    await resourceModule(type).delete(ctx(), id, old(type, props));
+    await resourceModule(type).delete(ctxFor(props, "delete"), id, old(type, props));
   } catch (e) {
     rethrow(e);
   }

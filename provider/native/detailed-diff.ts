@@ -1,6 +1,6 @@
 /**
  * A module's diff as the engine's DiffResponse: a PropertyDiff per changed property (update,
- * update that redeploys, replace), and the words said on the resource's own line at preview.
+ * update that redeploys, replace). The words said on the resource's line are core/diff-words.ts.
  */
 import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
 import type { DiffResult, Props } from "../core/types.ts";
@@ -35,24 +35,4 @@ export function diffResponse(d: DiffResult, olds: Props, news: Props) {
     map.set(k, pd);
   }
   return res;
-}
-
-const changes = (keys: string[]) => `${keys.join(", ")} change${keys.length === 1 ? "s" : ""}`;
-
-/**
- * What the change does, in words, for the resource's line: which changes make the service
- * redeploy (restart) it, and which are applied in place without one. Nothing when it is replaced.
- */
-export function diffWords(type: string, d: DiffResult, name: unknown, status?: unknown): string[] {
-  const keys = Object.keys(d.detail).filter((k) => k !== "status");
-  const what = `${type.toLowerCase()}${typeof name === "string" ? ` ${name}` : ""}`;
-  const words: string[] = [];
-  if (d.detail.status && !d.replaces.length)
-    words.push(`${what} is in ${String(status)} on the service: up redeploys it to repair it`);
-  if (!keys.length || d.replaces.length) return words;
-  const redeploys = keys.filter((k) => d.detail[k] === "redeploy");
-  const inPlace = keys.filter((k) => d.detail[k] === "update");
-  if (redeploys.length) words.push(`${changes(redeploys)}: the service redeploys ${what} (restart)`);
-  if (inPlace.length) words.push(`${changes(inPlace)}: updated in place, no redeploy`);
-  return words;
 }

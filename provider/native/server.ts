@@ -16,7 +16,8 @@ import { FUNCTIONS, checkFunctionArgs } from "../resources/functions/controller.
 import { secretsOf } from "../core/definition.ts";
 import { DEFINITIONS, RESOURCES } from "../registry.ts";
 import { PartialStateError, type CheckFailure, type Context, type ResourceModule } from "../core/types.ts";
-import { diffResponse, diffWords } from "./detailed-diff.ts";
+import { diffWords } from "../core/diff-words.ts";
+import { diffResponse } from "./detailed-diff.ts";
 import type { EngineLog } from "./engine-log.ts";
 import { CONFIG_KEYS, CONFIG_SECRETS, checkConfig, configFrom } from "./provider-config.ts";
 import { PACKAGE } from "./schema.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RESOURCES } from "../../provider/registry.ts";
 import { UNKNOWN } from "../../provider/core/unknowns.ts";
-import { diffWords } from "../../provider/native/detailed-diff.ts";
+import { diffWords } from "../../provider/core/diff-words.ts";
 
 const { Workload, Sandbox, Volume, SshKey, WorkloadTemplate } = RESOURCES as Required<typeof RESOURCES>;
 const ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx user@host";
