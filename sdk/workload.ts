@@ -20,35 +20,35 @@ export interface WorkloadArgs {
   image: In<string>;
   /** The inventory resource, e.g. gpu-rental-small, vm-standard or bm-h100-8x. Replaces on change. Python: `resource_name_`. */
   resourceName: In<string>;
-  /** BM only, required there: an active region (getRegions). Replaces on change. */
+  /** An active region (getRegions); required for BM. Workload types: BM. Replaces on change. */
   region?: In<string>;
-  /** VM and BM: an ACTIVE reservation. Replaces on change. */
+  /** An ACTIVE reservation. Workload types: VM, BM. Replaces on change. */
   reservationUid?: In<string>;
-  /** RENTAL only: environment variables. Changing it redeploys a deployed workload. */
+  /** Environment variables. Workload types: RENTAL. Changing it redeploys a deployed workload. */
   envs?: In<In<EnvArgs>[]>;
-  /** RENTAL and VM: 1024-65535; VM takes TCP or UDP; at most 10 DIRECT. Changing it redeploys a deployed workload. */
+  /** 1024-65535; VM takes TCP or UDP; at most 10 DIRECT. Workload types: RENTAL, VM. Changing it redeploys a deployed workload. */
   ports?: In<In<PortArgs>[]>;
-  /** RENTAL only: the container's command. Changing it redeploys a deployed workload. */
+  /** The container's command. Workload types: RENTAL. Changing it redeploys a deployed workload. */
   commands?: In<In<string>[]>;
-  /** RENTAL only: the container's arguments. Changing it redeploys a deployed workload. */
+  /** The container's arguments. Workload types: RENTAL. Changing it redeploys a deployed workload. */
   args?: In<In<string>[]>;
-  /** RENTAL only: private registry credentials; removing them clears them on the service. Changing it redeploys a deployed workload. */
+  /** Private registry credentials; removing them clears them on the service. Workload types: RENTAL. Changing it redeploys a deployed workload. */
   registryAuth?: In<RegistryAuthArgs>;
   /** SshKey uids; BM requires at least one. Changing it redeploys a deployed workload. */
   sshKeys?: In<In<string>[]>;
-  /** RENTAL only: volumes to mount. Changing it redeploys a deployed workload. */
+  /** Volumes to mount. Workload types: RENTAL. Changing it redeploys a deployed workload. */
   volumes?: In<In<VolumeMountArgs>[]>;
-  /** VM only, required there: the password (at least 4 characters). Replaces on change. */
+  /** The password (at least 4 characters); required for VM. Workload types: VM. Replaces on change. */
   vmConfig?: In<VmConfigArgs>;
-  /** BM only: the RFC 1123 hostname (at most 63), by default the name. Replaces on change. */
+  /** The RFC 1123 hostname (at most 63), by default the name. Workload types: BM. Replaces on change. */
   bmConfig?: In<BmConfigArgs>;
   /** The project; removing it removes the workload from its project. */
   projectId?: In<string>;
-  /** RENTAL and VM: feature switches (reserved-gpu, persistent-workload). Changing it redeploys a deployed workload. */
+  /** Feature switches (reserved-gpu, persistent-workload). Workload types: RENTAL, VM. Changing it redeploys a deployed workload. */
   experiments?: In<Record<string, In<boolean>>>;
   /** false registers the workload without deploying it (default true); switching to true deploys it. true to false is refused: use suspended, or delete it. */
   deploy?: In<boolean>;
-  /** RENTAL only: true suspends the workload, false deploys it again. */
+  /** true suspends the workload, false deploys it again. Workload types: RENTAL. */
   suspended?: In<boolean>;
   /** How long create and update wait for running, in seconds (default 600); customTimeouts take precedence. */
   readyTimeoutSec?: In<number>;
@@ -144,41 +144,41 @@ export class Workload extends CwsResource {
   declare readonly image: pulumi.Output<string>;
   /** The inventory resource, e.g. gpu-rental-small, vm-standard or bm-h100-8x. */
   declare readonly resourceName: pulumi.Output<string>;
-  /** BM only, required there: an active region (getRegions). */
+  /** An active region (getRegions); required for BM. Workload types: BM. */
   declare readonly region: pulumi.Output<string | undefined>;
-  /** VM and BM: an ACTIVE reservation. */
+  /** An ACTIVE reservation. Workload types: VM, BM. */
   declare readonly reservationUid: pulumi.Output<string | undefined>;
-  /** RENTAL only: environment variables. */
+  /** Environment variables. Workload types: RENTAL. */
   declare readonly envs: pulumi.Output<{ name: string; value: string }[] | undefined>;
-  /** RENTAL and VM: 1024-65535; VM takes TCP or UDP; at most 10 DIRECT. */
+  /** 1024-65535; VM takes TCP or UDP; at most 10 DIRECT. Workload types: RENTAL, VM. */
   declare readonly ports: pulumi.Output<
     { port: number; protocol?: "TCP" | "UDP" | "SCTP"; routing?: "PROXIED" | "DIRECT" }[] | undefined
   >;
-  /** RENTAL only: the container's command. */
+  /** The container's command. Workload types: RENTAL. */
   declare readonly commands: pulumi.Output<string[] | undefined>;
-  /** RENTAL only: the container's arguments. */
+  /** The container's arguments. Workload types: RENTAL. */
   declare readonly args: pulumi.Output<string[] | undefined>;
-  /** RENTAL only: private registry credentials; removing them clears them on the service. */
+  /** Private registry credentials; removing them clears them on the service. Workload types: RENTAL. */
   declare readonly registryAuth: pulumi.Output<
     { server: string; username: string; password: string } | undefined
   >;
   /** SshKey uids; BM requires at least one. */
   declare readonly sshKeys: pulumi.Output<string[] | undefined>;
-  /** RENTAL only: volumes to mount. */
+  /** Volumes to mount. Workload types: RENTAL. */
   declare readonly volumes: pulumi.Output<
     { uid: string; mountPath: string; readOnly?: boolean }[] | undefined
   >;
-  /** VM only, required there: the password (at least 4 characters). */
+  /** The password (at least 4 characters); required for VM. Workload types: VM. */
   declare readonly vmConfig: pulumi.Output<{ password: string } | undefined>;
-  /** BM only: the RFC 1123 hostname (at most 63), by default the name. */
+  /** The RFC 1123 hostname (at most 63), by default the name. Workload types: BM. */
   declare readonly bmConfig: pulumi.Output<{ hostname?: string } | undefined>;
   /** The project; removing it removes the workload from its project. */
   declare readonly projectId: pulumi.Output<string | undefined>;
-  /** RENTAL and VM: feature switches (reserved-gpu, persistent-workload). */
+  /** Feature switches (reserved-gpu, persistent-workload). Workload types: RENTAL, VM. */
   declare readonly experiments: pulumi.Output<Record<string, boolean> | undefined>;
   /** false registers the workload without deploying it (default true); switching to true deploys it. true to false is refused: use suspended, or delete it. */
   declare readonly deploy: pulumi.Output<boolean | undefined>;
-  /** RENTAL only: true suspends the workload, false deploys it again. */
+  /** true suspends the workload, false deploys it again. Workload types: RENTAL. */
   declare readonly suspended: pulumi.Output<boolean | undefined>;
   /** How long create and update wait for running, in seconds (default 600); customTimeouts take precedence. */
   declare readonly readyTimeoutSec: pulumi.Output<number | undefined>;

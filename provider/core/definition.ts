@@ -64,6 +64,8 @@ export interface Definition {
   notReady?: string;
   /** TypeScript declarations the SDK class needs besides its Args (types named by `typescript`). */
   typescript?: string;
+  /** What the reference page says besides its tables (markdown): behaviour a user meets. */
+  notes?: string;
   /** An example of inputs for the reference page, in every language. */
   example: Props;
 }

@@ -116,6 +116,7 @@ Type token: \`cws:index:${def.name}\` (native plugin), \`pulumi-nodejs:dynamic/c
 TypeScript). Inputs are the same in every language; only the spelling follows the language
 (\`sizeInMb\` is \`size_in_mb\` in Python and \`SizeInMb\` in Go).
 ${python.length ? `\n**Python:** ${python.map(([k, p]) => `\`${k}\` is spelled \`${p.languageNames!.python}\``).join(", ")}: \`${camelToSnake(python[0]![0])}\` is the first argument of every Python resource constructor (the resource's own name). In \`cws.${def.name}Args(...)\` it keeps its usual spelling.\n` : ""}
+${def.notes ? `\n${def.notes}\n` : ""}
 ## Example
 
 ${examples(def)}

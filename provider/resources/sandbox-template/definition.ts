@@ -83,5 +83,6 @@ export const definition: Definition = {
     return failures;
   },
   notReady: "did not become READY",
+  notes: `Publishing snapshots the running sandbox's files; create waits until the template is READY. Use \`template: t.uid\` on a Sandbox to start from it. A template that is still PENDING cannot be deleted (409).`,
   example: { name: "my-env", sourceSandbox: "<sandbox uid>", displayName: "My environment" },
 };

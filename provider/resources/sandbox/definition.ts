@@ -109,5 +109,10 @@ export const definition: Definition = {
   validate: (_olds, news) => validateSandbox(news, renamesOf(definition)),
   // A sandbox the service lost (its host restarted) or put in error is redeployed by up.
   broken: ["error"],
+  notes: `All in-place changes are applied without redeploy: running processes survive. The provider
+never sends a field the service refuses for sandboxes, and changes only the timeout the program
+changed: a new \`ttlSec\` leaves an \`idleTimeoutSec\` the program does not set as it is.
+
+A sandbox the service lost (its environment is gone after the service restarted) is in \`error\`: refresh records it, preview shows the update that repairs it (a redeploy), and up deploys it again.`,
   example: { name: "dev", template: "tpl-ubuntu-headless", ttlSec: 3600 },
 };

@@ -39,6 +39,7 @@ export const definition: Definition = {
     const body = toWire(pick(news, ["name", "publicKey"]), renamesOf(definition));
     return containsUnknown(body) ? [] : schemaFailures(SshKeyCreate, body, renamesOf(definition));
   },
+  notes: `The key's comment and spacing are not part of its identity: a key read back with another comment is no change.`,
   example: {
     name: "deploy-key",
     publicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx me@example",

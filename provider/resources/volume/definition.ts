@@ -49,5 +49,6 @@ export const definition: Definition = {
     const body = pick(news, ["name", "sizeInMb", "resourceName"]);
     return containsUnknown(body) ? [] : schemaFailures(VolumeCreate, toWire(body));
   },
+  notes: `A volume is provisioned when a RENTAL workload that mounts it is deployed. A volume is mounted on one workload at a time: replacing a workload that mounts volumes deletes the old workload first.`,
   example: { name: "data", sizeInMb: 1024, resourceName: "gpu-rental-small" },
 };

@@ -95,6 +95,7 @@ export type WorkloadManifest = Omit<WorkloadArgs, "type" | "deploy" | "suspended
   type?: WorkloadArgs["type"];
 };
 `,
+  notes: `The manifest is validated at preview as a create body of the template's type, and kept as a secret in state (it may hold passwords the service never returns; refresh keeps the ones in state).`,
   example: {
     name: "web",
     type: "RENTAL",

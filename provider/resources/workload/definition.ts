@@ -13,6 +13,7 @@ import {
   Workload,
   WorkloadCreate,
   WorkloadStateSummary,
+  createAccepts,
   type WorkloadStatus,
 } from "../../../api/index.ts";
 import { ADOPT_UID, readyTimeout, type Definition, type InputDef } from "../../core/definition.ts";
@@ -51,35 +52,40 @@ const FIELDS: Record<(typeof WORKLOAD_SERVICE_FIELDS)[number], Partial<InputDef>
     },
     // The record reports a BM workload's region inside bm_config.
     region: {
-      description: "BM only, required there: an active region (getRegions).",
+      description: "An active region (getRegions); required for BM.",
       wire: { record: "bm_config.region" },
     },
-    reservation_uid: { description: "VM and BM: an ACTIVE reservation." },
-    envs: { description: "RENTAL only: environment variables." },
+    reservation_uid: { description: "An ACTIVE reservation." },
+    envs: { description: "Environment variables." },
     ports: {
-      description: "RENTAL and VM: 1024-65535; VM takes TCP or UDP; at most 10 DIRECT.",
+      description: "1024-65535; VM takes TCP or UDP; at most 10 DIRECT.",
       normalise: portsNormaliser(true),
     },
-    commands: { description: "RENTAL only: the container's command." },
-    args: { description: "RENTAL only: the container's arguments." },
+    commands: { description: "The container's command." },
+    args: { description: "The container's arguments." },
     registry_auth: {
-      description: "RENTAL only: private registry credentials; removing them clears them on the service.",
+      description: "Private registry credentials; removing them clears them on the service.",
       secret: true,
     },
     ssh_keys: { description: "SshKey uids; BM requires at least one.", normalise: sortedStrings },
-    volumes: { description: "RENTAL only: volumes to mount.", normalise: volumes },
+    volumes: { description: "Volumes to mount.", normalise: volumes },
     vm_config: {
-      description: "VM only, required there: the password (at least 4 characters).",
+      description: "The password (at least 4 characters); required for VM.",
       secret: true,
     },
-    bm_config: { description: "BM only: the RFC 1123 hostname (at most 63), by default the name." },
+    bm_config: { description: "The RFC 1123 hostname (at most 63), by default the name." },
     project_id: { description: "The project; removing it removes the workload from its project." },
-    experiments: { description: "RENTAL and VM: feature switches (reserved-gpu, persistent-workload)." },
+    experiments: { description: "Feature switches (reserved-gpu, persistent-workload)." },
   };
+
+const TYPES = ["RENTAL", "VM", "BM"] as const;
 
 const serviceInputs = Object.fromEntries(
   WORKLOAD_SERVICE_FIELDS.map((f): [string, InputDef] => {
     const field = WORKLOAD_FIELDS[f] as { change: InputDef["change"]; writeOnly?: readonly string[] };
+    // The workload types whose create body takes the field (WORKLOAD_FIELDS), when not all of them.
+    const types = TYPES.filter((t) => createAccepts(t, f));
+    const only = types.length < TYPES.length ? ` Workload types: ${types.join(", ")}.` : "";
     return [
       snakeToCamel(f),
       {
@@ -87,6 +93,7 @@ const serviceInputs = Object.fromEntries(
         change: field.change,
         writeOnly: field.writeOnly,
         ...FIELDS[f],
+        description: `${FIELDS[f].description}${only}`,
       },
     ];
   }),
@@ -109,7 +116,7 @@ export const definition: Definition = {
     },
     suspended: {
       type: z.boolean(),
-      description: "RENTAL only: true suspends the workload, false deploys it again.",
+      description: "true suspends the workload, false deploys it again. Workload types: RENTAL.",
       change: "update",
       default: false,
     },
@@ -156,6 +163,21 @@ export const definition: Definition = {
   notReady: "was registered but did not come up",
   // Refresh also reads a workload in error as `deploy: false`; up deploys it again.
   broken: ["error"],
+  notes: `Create registers the workload, deploys it (unless \`deploy: false\`) and waits for \`running\`.
+When the service refuses the deploy (no credits, no capacity: \`WORKLOAD_NO_CAPACITY\`,
+\`WORKLOAD_BM_CLAIM_CONFLICT\`) the error is reported at once; when the workload goes to
+\`error\` the service's message is reported; when \`readyTimeoutSec\` passes, the last status is.
+In every case the registered workload stays in the stack (a partially created resource) so
+nothing is left on the service untracked, and the next \`pulumi up\` deploys it again.
+
+**Lifecycle drift.** Refresh reads a workload the service put in \`error\` (or that is back in
+\`registered\`) as \`deploy: false\`, and a RENTAL workload suspended outside Pulumi as
+\`suspended: true\`; preview then shows the change and up deploys it again and waits for
+\`running\`. A healthy workload previews with no change.
+
+Passwords are never returned by the service, so refresh cannot see a password changed outside
+Pulumi; it keeps the one in state. Deleting is a soft delete on the service; a workload that is
+gone or \`deleted\` is dropped from the stack at refresh.`,
   example: {
     type: "RENTAL",
     name: "web",
