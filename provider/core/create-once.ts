@@ -67,3 +67,14 @@ export async function collect<T>(items: AsyncIterable<T>, keep: (item: T) => boo
   for await (const item of items) if (keep(item)) out.push(item);
   return out;
 }
+
+/**
+ * The `find` of a createOnce whose objects are listed: those that `matches` (the whole request)
+ * and that were created at or after `since`.
+ */
+export function findCreated<T extends { created_at?: string }>(
+  list: () => AsyncIterable<T>,
+  matches: (item: T) => boolean,
+): (since: number) => Promise<T[]> {
+  return (since) => collect(list(), (item) => matches(item) && createdSince(item.created_at, since));
+}

@@ -6,6 +6,7 @@
  * (scripts/gen.ts) derive the schema, the SDK classes and the reference pages.
  */
 import { z } from "zod";
+import { Timestamp } from "../../api/index.ts";
 import type { FieldRule, Normaliser } from "./diff.ts";
 import type { CheckFailure, ChangeKind, Props } from "./types.ts";
 import type { Renames, WireName } from "./wire.ts";
@@ -76,6 +77,18 @@ export const ADOPT_UID: InputDef = {
   description:
     "UID of an object that already exists on the service. Create takes it under management instead of making a new one: fields that only change by replacement must match, the others are updated to the program's values.",
   change: "none",
+};
+
+/** The uid output every resource has: its id. */
+export const uidOutput = (what: string): OutputDef => ({
+  type: z.string(),
+  description: `The ${what}'s uid (its id).`,
+});
+
+/** When the service made and last changed the object. */
+export const TIMESTAMPS: Record<"createdAt" | "updatedAt", OutputDef> = {
+  createdAt: { type: Timestamp, description: "When it was created." },
+  updatedAt: { type: Timestamp, description: "When it was last changed." },
 };
 
 /** The wait every resource that waits for a state has. */

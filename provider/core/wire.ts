@@ -10,7 +10,7 @@
  */
 import { camelToSnake, snakeToCamel, zodViolations } from "../../api/index.ts";
 import type { CheckFailure, Props } from "./types.ts";
-import { valueAt } from "./unknowns.ts";
+import { containsUnknown, valueAt } from "./unknowns.ts";
 
 export { camelToSnake, snakeToCamel };
 
@@ -147,4 +147,17 @@ export function schemaFailures(
   const r = schema.safeParse(body);
   if (r.success) return [];
   return zodViolations(r.error as never, "INVALID_BODY").map((v) => failureOf(v, renames));
+}
+
+/**
+ * The contract's failures for a create body made of `inputs` (camelCase, `renames` applied);
+ * none while a value is still unknown at preview.
+ */
+export function contractFailures(
+  schema: Parameters<typeof schemaFailures>[0],
+  inputs: Props,
+  renames: Renames = {},
+): CheckFailure[] {
+  const body = toWire(inputs, renames);
+  return containsUnknown(body) ? [] : schemaFailures(schema, body, renames);
 }

@@ -163,21 +163,29 @@ export function forkOnce(
   });
 }
 
+/** The lifecycle calls on a workload (deploy, suspend) or sandbox (freeze, thaw). */
+const TRANSITIONS = {
+  deploy: (ctx: Context, uid: string) => ctx.client.workloads.deploy(uid),
+  suspend: (ctx: Context, uid: string) => ctx.client.workloads.suspend(uid),
+  freeze: (ctx: Context, uid: string) => ctx.client.sandboxes.freeze(uid),
+  thaw: (ctx: Context, uid: string) => ctx.client.sandboxes.thaw(uid),
+};
+
 /**
- * Runs a state transition (deploy, suspend, freeze, thaw) at most once. The client does not
- * repeat these after an ambiguous failure; here the workload's state says whether it happened,
- * and it is sent again only when it did not.
+ * Runs a state transition (deploy, suspend, freeze, thaw) at most once, saying so. The client
+ * does not repeat these after an ambiguous failure; here the workload's state says whether it
+ * happened (`happened`), and it is sent again only when it did not.
  */
 export async function transitionOnce(
   ctx: Context,
   uid: string,
-  what: string,
-  send: () => Promise<unknown>,
+  what: keyof typeof TRANSITIONS,
   happened: (status: WorkloadStatus) => boolean,
 ): Promise<void> {
+  ctx.log(`${what === "deploy" ? "deploying" : what === "suspend" ? "suspending" : `${what}ing`} ${uid}`);
   for (let attempt = 1; ; attempt++) {
     try {
-      await send();
+      await TRANSITIONS[what](ctx, uid);
       return;
     } catch (e) {
       if (!isAmbiguous(e) || attempt >= CREATE_ATTEMPTS) throw e;

@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { RESOURCES } from "../../provider/registry.ts";
-import { WORKLOAD_INPUTS } from "../../api/property-names.ts";
+import { DEFINITIONS, RESOURCES } from "../../provider/registry.ts";
 import { staleFiles } from "../../scripts/gen.ts";
 import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
 
@@ -20,14 +19,14 @@ describe("schema.json", () => {
     expect(await staleFiles()).toEqual([]);
   });
 
-  it("has a cws:index token for every resource module, with the SDK's input names", () => {
+  it("has a cws:index token for every resource module, with the definition's input names", () => {
     expect(Object.keys(schema.resources).sort()).toEqual(
       Object.keys(RESOURCES)
         .map((n) => `cws:index:${n}`)
         .sort(),
     );
     expect(Object.keys(schema.resources["cws:index:Workload"]!.inputProperties).sort()).toEqual(
-      [...WORKLOAD_INPUTS].sort(),
+      Object.keys(DEFINITIONS.Workload!.inputs).sort(),
     );
   });
 

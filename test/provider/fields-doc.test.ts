@@ -5,7 +5,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
-  SANDBOX_SERVICE_INPUTS,
   WORKLOAD_FIELD_NAMES,
   changeOf,
   createAccepts,
@@ -16,6 +15,7 @@ import {
 import { serviceField, snakeToCamel } from "../../provider/core/wire.ts";
 import { renamesOf } from "../../provider/core/definition.ts";
 import { DEFINITIONS } from "../../provider/registry.ts";
+import { SERVICE_INPUTS } from "../../provider/resources/sandbox/definition.ts";
 
 /** Each resource's renamed properties, from its definition. */
 const RENAMED = Object.fromEntries(Object.entries(DEFINITIONS).map(([k, d]) => [k, renamesOf(d)])) as Record<
@@ -76,7 +76,7 @@ describe("the reference pages agree with WORKLOAD_FIELDS", () => {
 
   it("Sandbox: every input that stands for a service field", () => {
     const rows = table(page("sandbox"), "## Inputs");
-    for (const input of SANDBOX_SERVICE_INPUTS) {
+    for (const input of SERVICE_INPUTS) {
       // The service field the input is sent in (wire.ts): template is image, ttlSec is in sandbox_config.
       const f = serviceField(input, RENAMED.Sandbox) as WorkloadFieldName;
       expect(rows.get(input)?.["A change"], `change of ${input}`).toBe(LABEL[changeOf("SANDBOX", f)]);

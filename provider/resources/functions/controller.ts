@@ -1,32 +1,15 @@
 /**
- * Lookups (Pulumi functions): read-only queries a program makes to find what to build on, such as
- * a READY sandbox template, an active region or an image name. Each is plain TypeScript over the
- * client (`await getRegions(client, {})`), served by the native plugin as
- * `cws:index:<name>`, and described in its schema from the same definitions.
+ * The lookups' calls to the API: each is plain TypeScript over the client
+ * (`await getRegions(client, {})`), run by the native plugin's Invoke.
  */
-import { z } from "zod";
-import {
-  BmImage,
-  Region,
-  SANDBOX_TEMPLATE_KINDS,
-  SANDBOX_TEMPLATE_STATUSES,
-  SandboxTemplate,
-  SshKey,
-  VmImage,
-  Volume,
-  WorkloadTemplate,
-} from "../../../api/index.ts";
+import type { SANDBOX_TEMPLATE_KINDS, SANDBOX_TEMPLATE_STATUSES } from "../../../api/index.ts";
 import type { CwsClient } from "../../../client/index.ts";
 import { fromWire } from "../../core/wire.ts";
+import { FUNCTION_DEFINITIONS, type FunctionSpec } from "./definition.ts";
 
 type Props = Record<string, unknown>;
 
-export interface FunctionDef {
-  description: string;
-  /** Arguments (camelCase), all optional filters. */
-  args: Record<string, { schema: z.ZodType; description: string }>;
-  /** The result: one list property, typed by the api/ contract (wire names become camelCase). */
-  result: { name: string; item: z.ZodObject; description: string };
+export interface FunctionDef extends FunctionSpec {
   run(client: CwsClient, args: Props): Promise<Props>;
 }
 
@@ -41,88 +24,49 @@ const byName = <T extends { name: string }>(items: T[], name: unknown) =>
 
 const camel = (items: object[]) => items.map((i) => fromWire<Props>(i));
 
-const nameFilter = { schema: z.string(), description: "Only the ones with exactly this name." };
+type Run = FunctionDef["run"];
 
-/** A workload template as a lookup returns it: without its manifest, which may hold passwords. */
-const WorkloadTemplateSummary = WorkloadTemplate.omit({ manifest: true });
-
-export const FUNCTIONS: Record<string, FunctionDef> = {
-  getSandboxTemplates: {
-    description: "Sandbox templates of the org (FRESH ones from the service and USER ones published).",
-    args: {
-      kind: { schema: z.enum(SANDBOX_TEMPLATE_KINDS), description: "FRESH or USER." },
-      status: { schema: z.enum(SANDBOX_TEMPLATE_STATUSES), description: "PENDING, READY or FAILED." },
-      name: nameFilter,
-    },
-    result: { name: "templates", item: SandboxTemplate, description: "The matching templates." },
-    async run(client, args) {
-      const query = {
-        kind: args.kind as (typeof SANDBOX_TEMPLATE_KINDS)[number] | undefined,
-        status: args.status as (typeof SANDBOX_TEMPLATE_STATUSES)[number] | undefined,
-      };
-      return { templates: camel(byName(await collect(client.sandboxTemplates.iterate(query)), args.name)) };
-    },
+const RUN: Record<keyof typeof FUNCTION_DEFINITIONS, Run> = {
+  async getSandboxTemplates(client, args) {
+    const query = {
+      kind: args.kind as (typeof SANDBOX_TEMPLATE_KINDS)[number] | undefined,
+      status: args.status as (typeof SANDBOX_TEMPLATE_STATUSES)[number] | undefined,
+    };
+    return { templates: camel(byName(await collect(client.sandboxTemplates.iterate(query)), args.name)) };
   },
-  getRegions: {
-    description: "Regions of the service (BM workloads take an active one).",
-    args: { activeOnly: { schema: z.boolean(), description: "Only active regions." } },
-    result: { name: "regions", item: Region, description: "The regions." },
-    async run(client, args) {
-      const regions = await client.meta.regions();
-      return { regions: camel(args.activeOnly ? regions.filter((r) => r.active) : regions) };
-    },
+  async getRegions(client, args) {
+    const regions = await client.meta.regions();
+    return { regions: camel(args.activeOnly ? regions.filter((r) => r.active) : regions) };
   },
-  getVmImages: {
-    description: "Images a VM workload can boot (its `image` input).",
-    args: { name: nameFilter },
-    result: { name: "images", item: VmImage, description: "The VM images." },
-    async run(client, args) {
-      return { images: camel(byName(await client.workloads.vmImages(), args.name)) };
-    },
+  async getVmImages(client, args) {
+    return { images: camel(byName(await client.workloads.vmImages(), args.name)) };
   },
-  getBmImages: {
-    description: "Images a BM workload can install (its `image` input).",
-    args: { name: nameFilter },
-    result: { name: "images", item: BmImage, description: "The BM images." },
-    async run(client, args) {
-      return { images: camel(byName(await client.workloads.bmImages(), args.name)) };
-    },
+  async getBmImages(client, args) {
+    return { images: camel(byName(await client.workloads.bmImages(), args.name)) };
   },
-  getWorkloadTemplates: {
-    description: "Reusable workload templates visible to the org (manifests are not returned).",
-    args: {
-      type: { schema: z.enum(["RENTAL", "VM", "BM", "SANDBOX"]), description: "Workload type." },
-      visibility: { schema: z.enum(["PUBLIC", "PRIVATE"]), description: "PUBLIC or PRIVATE." },
-      name: nameFilter,
-    },
-    result: { name: "templates", item: WorkloadTemplateSummary, description: "The matching templates." },
-    async run(client, args) {
-      const query = {
-        type: args.type as "RENTAL" | "VM" | "BM" | "SANDBOX" | undefined,
-        visibility: args.visibility as "PUBLIC" | "PRIVATE" | undefined,
-      };
-      const items = byName(await collect(client.templates.iterate(query)), args.name);
-      return { templates: camel(items.map(({ manifest: _m, ...rest }) => rest)) };
-    },
+  async getWorkloadTemplates(client, args) {
+    const query = {
+      type: args.type as "RENTAL" | "VM" | "BM" | "SANDBOX" | undefined,
+      visibility: args.visibility as "PUBLIC" | "PRIVATE" | undefined,
+    };
+    const items = byName(await collect(client.templates.iterate(query)), args.name);
+    return { templates: camel(items.map(({ manifest: _m, ...rest }) => rest)) };
   },
-  getSshKeys: {
-    description: "SSH keys of the org, e.g. to attach an existing key by name.",
-    args: { name: nameFilter },
-    result: { name: "keys", item: SshKey, description: "The matching keys." },
-    async run(client, args) {
-      return { keys: camel(byName(await collect(client.sshKeys.iterate({})), args.name)) };
-    },
+  async getSshKeys(client, args) {
+    return { keys: camel(byName(await collect(client.sshKeys.iterate({})), args.name)) };
   },
-  getVolumes: {
-    description: "Volumes of the org, e.g. to mount an existing volume by name.",
-    args: { name: nameFilter },
-    result: { name: "volumes", item: Volume, description: "The matching volumes." },
-    async run(client, args) {
-      const live = (await collect(client.volumes.iterate({}))).filter((v) => !v.deleted_by);
-      return { volumes: camel(byName(live, args.name)) };
-    },
+  async getVolumes(client, args) {
+    const live = (await collect(client.volumes.iterate({}))).filter((v) => !v.deleted_by);
+    return { volumes: camel(byName(live, args.name)) };
   },
 };
+
+export const FUNCTIONS: Record<string, FunctionDef> = Object.fromEntries(
+  Object.entries(FUNCTION_DEFINITIONS).map(([name, spec]) => [
+    name,
+    { ...spec, run: RUN[name as keyof typeof RUN] },
+  ]),
+);
 
 /** Checks a function's arguments against its definition; failures name the argument. */
 export function checkFunctionArgs(fn: FunctionDef, args: Props): { property: string; reason: string }[] {

@@ -1,6 +1,6 @@
 /** The SandboxTemplate's calls to the API: publish once, wait for READY, PATCH its texts, delete. */
 import type { SandboxTemplate } from "../../../api/index.ts";
-import { collect, createOnce, createdSince } from "../../core/create-once.ts";
+import { createOnce, findCreated } from "../../core/create-once.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { waitOptions } from "../../core/timeouts.ts";
 import { compact, unlessGone } from "../../core/values.ts";
@@ -30,15 +30,13 @@ export const controller: Controller<SandboxTemplate> = {
     const { uid } = await createOnce({
       what: `sandbox template ${body.name}`,
       create: () => sandboxes.publish(source, body),
-      find: (since) =>
-        collect(
-          sandboxTemplates.iterate({ kind: "USER" }),
-          (t) =>
-            t.name === body.name &&
-            (body.display_name === undefined || t.display_name === body.display_name) &&
-            (body.description === undefined || t.description === body.description) &&
-            createdSince(t.created_at, since),
-        ),
+      find: findCreated(
+        () => sandboxTemplates.iterate({ kind: "USER" }),
+        (t) =>
+          t.name === body.name &&
+          (body.display_name === undefined || t.display_name === body.display_name) &&
+          (body.description === undefined || t.description === body.description),
+      ),
       log: (m) => ctx.log(m),
     });
     return uid;

@@ -4,12 +4,11 @@
  */
 import { PublishBody, SandboxTemplate } from "../../../api/index.ts";
 import { z } from "zod";
-import { readyTimeout, type Definition } from "../../core/definition.ts";
+import { TIMESTAMPS, readyTimeout, type Definition } from "../../core/definition.ts";
 import { DEFAULT_READY_TIMEOUT_SEC } from "../../core/timeouts.ts";
 import type { CheckFailure } from "../../core/types.ts";
-import { containsUnknown } from "../../core/unknowns.ts";
 import { compact, pick } from "../../core/values.ts";
-import { schemaFailures, toWire } from "../../core/wire.ts";
+import { contractFailures, toWire } from "../../core/wire.ts";
 
 const zeroIsUnset = (v: unknown) => v || undefined;
 
@@ -68,8 +67,7 @@ export const definition: Definition = {
       type: SandboxTemplate.shape.frozen_cost_per_hour,
       description: "USD per hour of a frozen sandbox.",
     },
-    createdAt: { type: SandboxTemplate.shape.created_at, description: "When it was created." },
-    updatedAt: { type: SandboxTemplate.shape.updated_at, description: "When it was last changed." },
+    ...TIMESTAMPS,
   },
   validate(_olds, news) {
     const failures: CheckFailure[] = [];
@@ -78,9 +76,7 @@ export const definition: Definition = {
         property: "sourceSandbox",
         reason: "sourceSandbox (the UID of a running sandbox) is required",
       });
-    const body = publishBody(news);
-    if (!containsUnknown(body)) failures.push(...schemaFailures(PublishBody, body));
-    return failures;
+    return [...failures, ...contractFailures(PublishBody, compact(pick(news, PUBLISH_INPUTS)))];
   },
   notReady: "did not become READY",
   notes: `Publishing snapshots the running sandbox's files; create waits until the template is READY. Use \`template: t.uid\` on a Sandbox to start from it. A template that is still PENDING cannot be deleted (409).`,

@@ -3,7 +3,6 @@
  * freeze and thaw, read back, delete. Only fields the service accepts for sandboxes are sent.
  */
 import {
-  SANDBOX_SERVICE_INPUTS,
   WORKLOAD_FIELDS,
   patchAccepts,
   type ForkBody,
@@ -19,7 +18,7 @@ import type { Context, Props } from "../../core/types.ts";
 import { compact, pick } from "../../core/values.ts";
 import { propsFrom, serviceField, toWire } from "../../core/wire.ts";
 import { createWorkloadOnce, forkOnce, liveWorkload, transitionOnce } from "../../core/workloads.ts";
-import { definition } from "./definition.ts";
+import { SERVICE_INPUTS, definition } from "./definition.ts";
 
 const NAMES = renamesOf(definition);
 
@@ -27,10 +26,10 @@ const NAMES = renamesOf(definition);
 const fieldOf = (input: string) => serviceField(input, NAMES) as WorkloadFieldName;
 
 /** Inputs a PATCH changes: those whose service field a sandbox PATCH accepts (WORKLOAD_FIELDS). */
-const PATCH_INPUTS = SANDBOX_SERVICE_INPUTS.filter((k) => patchAccepts("SANDBOX", fieldOf(k)));
+const PATCH_INPUTS = SERVICE_INPUTS.filter((k) => patchAccepts("SANDBOX", fieldOf(k)));
 
 function createBody(inputs: Props): WorkloadCreate {
-  const fields = toWire<Omit<WorkloadCreate, "type">>(compact(pick(inputs, SANDBOX_SERVICE_INPUTS)), NAMES);
+  const fields = toWire<Omit<WorkloadCreate, "type">>(compact(pick(inputs, SERVICE_INPUTS)), NAMES);
   return { type: "SANDBOX", ...fields };
 }
 
@@ -41,7 +40,7 @@ function cleared(input: string): unknown {
 }
 
 function inputsOf(w: Workload, olds: Props): Props {
-  const read = propsFrom(w, [...SANDBOX_SERVICE_INPUTS, "forkFrom"], NAMES);
+  const read = propsFrom(w, [...SERVICE_INPUTS, "forkFrom"], NAMES);
   const fork = Boolean(read.forkFrom && olds.forkFrom);
   return compact({
     name: read.name,
@@ -63,44 +62,23 @@ function inputsOf(w: Workload, olds: Props): Props {
  * removed from the program thaws the sandbox (its empty value), after which it is unmanaged.
  */
 async function converge(ctx: Context, uid: string, inputs: Props, olds: Props): Promise<void> {
-  const { workloads, sandboxes } = ctx.client;
+  const { workloads } = ctx.client;
   const frozen = inputs.frozen ?? (olds.frozen === true ? false : undefined);
   let status = (await workloads.state(uid)).status;
   if (status === "registered" || status === "error") {
-    ctx.log(`deploying sandbox ${uid}`);
     const from = status;
-    await transitionOnce(
-      ctx,
-      uid,
-      "deploy",
-      () => workloads.deploy(uid),
-      (s) => s !== from,
-    );
+    await transitionOnce(ctx, uid, "deploy", (s) => s !== from);
     status = "provisioning";
   }
   if (status === "frozen" && frozen === false) {
-    ctx.log(`thawing sandbox ${uid}`);
-    await transitionOnce(
-      ctx,
-      uid,
-      "thaw",
-      () => sandboxes.thaw(uid),
-      (s) => s !== "frozen",
-    );
+    await transitionOnce(ctx, uid, "thaw", (s) => s !== "frozen");
     status = "running";
   }
   if (status !== "running" && status !== "frozen") {
     status = (await workloads.waitForStatus(uid, ["running", "frozen"], waitOptions(ctx, inputs))).status;
   }
   if (frozen === true && status === "running") {
-    ctx.log(`freezing sandbox ${uid}`);
-    await transitionOnce(
-      ctx,
-      uid,
-      "freeze",
-      () => sandboxes.freeze(uid),
-      (s) => s === "frozen",
-    );
+    await transitionOnce(ctx, uid, "freeze", (s) => s === "frozen");
   }
 }
 

@@ -5,11 +5,33 @@
  */
 import { z } from "zod";
 import { Port, Workload, changeOf, type WorkloadFieldName } from "../../../api/index.ts";
-import { ADOPT_UID, readyTimeout, renamesOf, type Definition } from "../../core/definition.ts";
+import {
+  ADOPT_UID,
+  TIMESTAMPS,
+  readyTimeout,
+  renamesOf,
+  uidOutput,
+  type Definition,
+} from "../../core/definition.ts";
 import { portsNormaliser, sortedStrings } from "../../core/diff.ts";
 import { DEFAULT_READY_TIMEOUT_SEC } from "../../core/timeouts.ts";
 import { RESOURCE_NAME_WIRE, workloadOutputs } from "../../core/workloads.ts";
 import { validateSandbox } from "./validate.ts";
+
+/**
+ * The inputs that stand for a service field of the SANDBOX workload, in create-body order (the
+ * definition's `wire` says where each is sent: `template` is `image`, for one).
+ */
+export const SERVICE_INPUTS = [
+  "name",
+  "template",
+  "resourceName",
+  "projectId",
+  "sshKeys",
+  "ports",
+  "ttlSec",
+  "idleTimeoutSec",
+] as const;
 
 /** How a change of the SANDBOX workload's service field `field` is applied. */
 const kind = (field: WorkloadFieldName) => changeOf("SANDBOX", field);
@@ -88,7 +110,7 @@ export const definition: Definition = {
     adoptUid: ADOPT_UID,
   },
   outputs: {
-    uid: { type: Workload.shape.uid, description: "The sandbox's uid (its id)." },
+    uid: uidOutput("sandbox"),
     ...workloadOutputs,
     costPerHour: { type: Workload.shape.cost_per_hour, description: "USD per hour while running." },
     frozenCostPerHour: { type: z.number(), description: "USD per hour while frozen." },
@@ -103,8 +125,7 @@ export const definition: Definition = {
       wire: { record: "sandbox_config.parent_workload_uid" },
     },
     revision: { type: Workload.shape.revision, description: "Changes with every redeploy." },
-    createdAt: { type: Workload.shape.created_at, description: "When it was created." },
-    updatedAt: { type: Workload.shape.updated_at, description: "When it was last changed." },
+    ...TIMESTAMPS,
   },
   validate: (_olds, news) => validateSandbox(news, renamesOf(definition)),
   // A sandbox the service lost (its host restarted) or put in error is redeployed by up.

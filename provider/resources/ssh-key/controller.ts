@@ -1,6 +1,6 @@
 /** The SshKey's calls to the API: create once, rename, read back, delete. */
 import type { SshKey, SshKeyCreate } from "../../../api/index.ts";
-import { createOnce, collect, createdSince } from "../../core/create-once.ts";
+import { createOnce, findCreated } from "../../core/create-once.ts";
 import { renamesOf } from "../../core/definition.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { pick, unlessGone } from "../../core/values.ts";
@@ -20,14 +20,10 @@ export const controller: Controller<SshKey> = {
     const { uid } = await createOnce({
       what: `SSH key ${body.name}`,
       create: () => sshKeys.create(body),
-      find: (since) =>
-        collect(
-          sshKeys.iterate({}),
-          (k) =>
-            k.name === body.name &&
-            keyIdentity(k.public_key_raw) === keyIdentity(body.ssh_key) &&
-            createdSince(k.created_at, since),
-        ),
+      find: findCreated(
+        () => sshKeys.iterate({}),
+        (k) => k.name === body.name && keyIdentity(k.public_key_raw) === keyIdentity(body.ssh_key),
+      ),
       log: (m) => ctx.log(m),
     });
     return uid;

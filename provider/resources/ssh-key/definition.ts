@@ -1,10 +1,9 @@
 /** SshKey: a public key that workloads reference. Update: name. Replace: publicKey. */
 import { SshKey, SshKeyCreate } from "../../../api/index.ts";
 import { z } from "zod";
-import { ADOPT_UID, renamesOf, type Definition } from "../../core/definition.ts";
-import { containsUnknown } from "../../core/unknowns.ts";
+import { ADOPT_UID, TIMESTAMPS, renamesOf, uidOutput, type Definition } from "../../core/definition.ts";
 import { pick } from "../../core/values.ts";
-import { schemaFailures, toWire } from "../../core/wire.ts";
+import { contractFailures } from "../../core/wire.ts";
 
 /** Key type and data; the comment and surrounding whitespace are not part of the key's identity. */
 export const keyIdentity = (v: unknown) =>
@@ -30,15 +29,12 @@ export const definition: Definition = {
     adoptUid: ADOPT_UID,
   },
   outputs: {
-    uid: { type: SshKey.shape.uid, description: "The key's uid (its id)." },
+    uid: uidOutput("key"),
     publicKeyRaw: { type: SshKey.shape.public_key_raw, description: "The key as the service stores it." },
-    createdAt: { type: SshKey.shape.created_at, description: "When it was created." },
-    updatedAt: { type: SshKey.shape.updated_at, description: "When it was last changed." },
+    ...TIMESTAMPS,
   },
-  validate(_olds, news) {
-    const body = toWire(pick(news, ["name", "publicKey"]), renamesOf(definition));
-    return containsUnknown(body) ? [] : schemaFailures(SshKeyCreate, body, renamesOf(definition));
-  },
+  validate: (_olds, news) =>
+    contractFailures(SshKeyCreate, pick(news, ["name", "publicKey"]), renamesOf(definition)),
   notes: `The key's comment and spacing are not part of its identity: a key read back with another comment is no change.`,
   example: {
     name: "deploy-key",

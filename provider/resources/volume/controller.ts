@@ -1,6 +1,6 @@
 /** The Volume's calls to the API: create once, rename, read back, delete. */
 import type { Volume, VolumeCreate } from "../../../api/index.ts";
-import { createOnce, collect, createdSince } from "../../core/create-once.ts";
+import { createOnce, findCreated } from "../../core/create-once.ts";
 import { renamesOf } from "../../core/definition.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { compact, pick, unlessGone } from "../../core/values.ts";
@@ -23,16 +23,14 @@ export const controller: Controller<Volume> = {
     const { uid } = await createOnce({
       what: `volume ${body.name}`,
       create: () => volumes.create(body),
-      find: (since) =>
-        collect(
-          volumes.iterate({}),
-          (v) =>
-            v.name === body.name &&
-            v.size === body.size_in_mb &&
-            v.resource_name === body.resource_name &&
-            !v.deleted_by &&
-            createdSince(v.created_at, since),
-        ),
+      find: findCreated(
+        () => volumes.iterate({}),
+        (v) =>
+          v.name === body.name &&
+          v.size === body.size_in_mb &&
+          v.resource_name === body.resource_name &&
+          !v.deleted_by,
+      ),
       log: (m) => ctx.log(m),
     });
     return uid;

@@ -1,10 +1,9 @@
 /** Volume: persistent storage mounted on RENTAL workloads. Update: name. Replace: sizeInMb, resourceName. */
 import { z } from "zod";
 import { Volume, VolumeCreate } from "../../../api/index.ts";
-import { ADOPT_UID, type Definition } from "../../core/definition.ts";
-import { containsUnknown } from "../../core/unknowns.ts";
+import { ADOPT_UID, TIMESTAMPS, uidOutput, type Definition } from "../../core/definition.ts";
 import { pick } from "../../core/values.ts";
-import { fromStateSummary, schemaFailures, toWire } from "../../core/wire.ts";
+import { contractFailures, fromStateSummary } from "../../core/wire.ts";
 
 export const definition: Definition = {
   name: "Volume",
@@ -30,7 +29,7 @@ export const definition: Definition = {
     adoptUid: ADOPT_UID,
   },
   outputs: {
-    uid: { type: Volume.shape.uid, description: "The volume's uid (its id)." },
+    uid: uidOutput("volume"),
     size: { type: Volume.shape.size, description: "Size in megabytes, as the service reports it." },
     status: { type: z.string(), description: "The service's status.", wire: fromStateSummary("status") },
     statusMessage: {
@@ -42,13 +41,9 @@ export const definition: Definition = {
     workloadUid: { type: z.string(), description: "The workload it is mounted on, if any." },
     mountPath: { type: z.string(), description: "Where it is mounted, if it is." },
     pvcName: { type: Volume.shape.pvc_name, description: "The service's claim name." },
-    createdAt: { type: Volume.shape.created_at, description: "When it was created." },
-    updatedAt: { type: Volume.shape.updated_at, description: "When it was last changed." },
+    ...TIMESTAMPS,
   },
-  validate(_olds, news) {
-    const body = pick(news, ["name", "sizeInMb", "resourceName"]);
-    return containsUnknown(body) ? [] : schemaFailures(VolumeCreate, toWire(body));
-  },
+  validate: (_olds, news) => contractFailures(VolumeCreate, pick(news, ["name", "sizeInMb", "resourceName"])),
   notes: `A volume is provisioned when a RENTAL workload that mounts it is deployed. A volume is mounted on one workload at a time: replacing a workload that mounts volumes deletes the old workload first.`,
   example: { name: "data", sizeInMb: 1024, resourceName: "gpu-rental-small" },
 };

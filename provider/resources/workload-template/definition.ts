@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { TemplateCreate, WorkloadTemplate, validateWorkloadCreate } from "../../../api/index.ts";
-import type { Definition } from "../../core/definition.ts";
+import { TIMESTAMPS, uidOutput, type Definition } from "../../core/definition.ts";
 import type { CheckFailure, Props } from "../../core/types.ts";
 import { containsUnknown } from "../../core/unknowns.ts";
 import { compact } from "../../core/values.ts";
@@ -82,10 +82,9 @@ export const definition: Definition = {
     },
   },
   outputs: {
-    uid: { type: WorkloadTemplate.shape.uid, description: "The template's uid (its id)." },
+    uid: uidOutput("template"),
     visibility: { type: WorkloadTemplate.shape.visibility, description: "PUBLIC or PRIVATE." },
-    createdAt: { type: WorkloadTemplate.shape.created_at, description: "When it was created." },
-    updatedAt: { type: WorkloadTemplate.shape.updated_at, description: "When it was last changed." },
+    ...TIMESTAMPS,
   },
   validate: (_olds, news) => validate(news),
   typescript: `import type { WorkloadArgs } from "./workload.ts";

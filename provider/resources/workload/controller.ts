@@ -62,14 +62,7 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
   let status = (await workloads.state(uid)).status;
   if (wantSuspended && status === "suspended") return;
   if (DEPLOYABLE.includes(status)) {
-    ctx.log(`deploying workload ${uid}`);
-    await transitionOnce(
-      ctx,
-      uid,
-      "deploy",
-      () => workloads.deploy(uid),
-      (s) => !DEPLOYABLE.includes(s),
-    );
+    await transitionOnce(ctx, uid, "deploy", (s) => !DEPLOYABLE.includes(s));
     status = "provisioning";
   }
   if (status !== "running") {
@@ -77,14 +70,7 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
     status = (await workloads.waitForStatus(uid, "running", waitOptions(ctx, inputs))).status;
   }
   if (wantSuspended) {
-    ctx.log(`suspending workload ${uid}`);
-    await transitionOnce(
-      ctx,
-      uid,
-      "suspend",
-      () => workloads.suspend(uid),
-      (s) => s === "suspended",
-    );
+    await transitionOnce(ctx, uid, "suspend", (s) => s === "suspended");
     await workloads.waitForStatus(uid, "suspended", waitOptions(ctx, inputs));
   }
 }

@@ -16,7 +16,14 @@ import {
   createAccepts,
   type WorkloadStatus,
 } from "../../../api/index.ts";
-import { ADOPT_UID, readyTimeout, type Definition, type InputDef } from "../../core/definition.ts";
+import {
+  ADOPT_UID,
+  TIMESTAMPS,
+  readyTimeout,
+  uidOutput,
+  type Definition,
+  type InputDef,
+} from "../../core/definition.ts";
 import { portsNormaliser, sortedStrings, type Normaliser } from "../../core/diff.ts";
 import { DEFAULT_READY_TIMEOUT_SEC } from "../../core/timeouts.ts";
 import type { Props } from "../../core/types.ts";
@@ -124,7 +131,7 @@ export const definition: Definition = {
     adoptUid: ADOPT_UID,
   },
   outputs: {
-    uid: { type: Workload.shape.uid, description: "The workload's uid (its id)." },
+    uid: uidOutput("workload"),
     ...workloadOutputs,
     publicIp: {
       type: z.string(),
@@ -148,8 +155,7 @@ export const definition: Definition = {
       description: "The inventory resource the workload runs on.",
       wire: { record: "resource" },
     },
-    createdAt: { type: Workload.shape.created_at, description: "When it was created." },
-    updatedAt: { type: Workload.shape.updated_at, description: "When it was last changed." },
+    ...TIMESTAMPS,
   },
   validate: validateWorkload,
   // A field that redeploys is a plain update while the workload is not deployed.
