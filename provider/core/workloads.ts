@@ -171,6 +171,13 @@ const TRANSITIONS = {
   thaw: (ctx: Context, uid: string) => ctx.client.sandboxes.thaw(uid),
 };
 
+const DOING: Record<keyof typeof TRANSITIONS, string> = {
+  deploy: "deploying",
+  suspend: "suspending",
+  freeze: "freezing",
+  thaw: "thawing",
+};
+
 /**
  * Runs a state transition (deploy, suspend, freeze, thaw) at most once, saying so. The client
  * does not repeat these after an ambiguous failure; here the workload's state says whether it
@@ -182,7 +189,7 @@ export async function transitionOnce(
   what: keyof typeof TRANSITIONS,
   happened: (status: WorkloadStatus) => boolean,
 ): Promise<void> {
-  ctx.log(`${what === "deploy" ? "deploying" : what === "suspend" ? "suspending" : `${what}ing`} ${uid}`);
+  ctx.log(`${DOING[what]} ${uid}`);
   for (let attempt = 1; ; attempt++) {
     try {
       await TRANSITIONS[what](ctx, uid);

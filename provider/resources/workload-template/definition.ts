@@ -98,6 +98,6 @@ export type WorkloadManifest = Omit<WorkloadArgs, "type" | "deploy" | "suspended
   example: {
     name: "web",
     type: "RENTAL",
-    manifest: { image: "nginx:1.27", resourceName: "gpu-rental-small" },
+    manifest: { name: "web", image: "nginx:1.27", resourceName: "gpu-rental-small" },
   },
 };

@@ -1,0 +1,100 @@
+/**
+ * The examples of the generated reference pages (docs/resources/<kind>.md) run: the YAML text of
+ * every page through `pulumi up` in a YAML project, and each definition's example (the values the
+ * TypeScript example shows) through both front ends. SandboxTemplate's example names a running
+ * sandbox of the reader's and is left out.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFINITIONS } from "../../provider/registry.ts";
+import type { OfflineStack } from "../../scripts/offline-stack.ts";
+import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { programDir, run } from "../helpers/languages.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { cwsStack, liveResources } from "../helpers/stacks.ts";
+import { FRONT_ENDS } from "./front-ends.ts";
+
+const PAGES = ["workload", "sandbox", "volume", "ssh-key", "workload-template"];
+const RUNNABLE = Object.values(DEFINITIONS).filter((d) => d.name !== "SandboxTemplate");
+
+/** The resources of a page's YAML example (what follows its `resources:` line). */
+function yamlExample(page: string): string {
+  const text = readFileSync(join(REPO_ROOT, "docs", "resources", `${page}.md`), "utf8");
+  const block = /```yaml\n([\s\S]*?)```/.exec(text)?.[1] ?? "";
+  return block.slice(block.indexOf("resources:\n") + "resources:\n".length);
+}
+
+describe("the reference pages' examples", () => {
+  let server: TestServer;
+  const stacks: OfflineStack[] = [];
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    for (const s of stacks) await s.cleanup();
+    await server?.close();
+  });
+
+  it(
+    "YAML: every page's example, as written, goes up, previews no changes and is destroyed",
+    { timeout: 300_000 },
+    async () => {
+      const source = mkdtempSync(join(tmpdir(), "cws-examples-"));
+      writeFileSync(
+        join(source, "Pulumi.yaml"),
+        `name: reference-examples\nruntime: yaml\nresources:\n${PAGES.map(yamlExample).join("")}`,
+      );
+      const p = programDir("reference-examples", source, server);
+      const pulumi = (...args: string[]) =>
+        run("pulumi", [...args, "--non-interactive"], { cwd: p.project, env: p.env });
+      try {
+        await pulumi("stack", "init", "dev");
+        await pulumi("up", "--yes", "--skip-preview");
+        const made = await liveResources(server);
+        // Workload and Sandbox are both workloads on the service.
+        expect(made.workloads.map((w) => w.name).sort()).toEqual(["dev", "web"]);
+        expect([made.volumes.length, made.ssh_keys.length, made.templates.length]).toEqual([1, 1, 1]);
+        await pulumi("preview", "--expect-no-changes");
+        await pulumi("destroy", "--yes", "--skip-preview");
+        const live = await liveResources(server);
+        expect([...live.workloads, ...live.volumes, ...live.ssh_keys, ...live.templates]).toEqual([]);
+      } finally {
+        p.cleanup();
+        rmSync(source, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it.each(FRONT_ENDS)(
+    "TypeScript ($name): every definition's example goes up and previews no changes",
+    async (fe) => {
+      const s = await cwsStack(
+        server,
+        `reference-examples-${fe.name}`,
+        async () => {
+          const made: Record<string, unknown> = {};
+          for (const d of RUNNABLE) {
+            const Class = fe.sdk[d.name as keyof typeof fe.sdk] as unknown as new (
+              n: string,
+              a: object,
+            ) => { uid: unknown };
+            made[d.name] = new Class(`example-${d.name.toLowerCase()}`, {
+              ...d.example,
+              name: `ts-${fe.name}-${d.name.toLowerCase()}`,
+            }).uid;
+          }
+          return made;
+        },
+        {},
+        fe.env,
+      );
+      stacks.push(s);
+      const up = await s.stack.up();
+      expect(Object.keys(up.outputs).sort()).toEqual(RUNNABLE.map((d) => d.name).sort());
+      expect((await s.stack.preview()).changeSummary).toEqual({ same: RUNNABLE.length + 1 });
+      await s.stack.destroy();
+    },
+  );
+});
