@@ -17,6 +17,8 @@ const APPLIED: Record<InputDef["change"], string> = {
   none: "-",
 };
 
+const isRecord = (schema: z.ZodType | undefined) =>
+  schema !== undefined && defOf(core(schema)).type === "record";
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const pyName = (def: Definition, k: string) => def.inputs[k]?.languageNames?.python ?? camelToSnake(k);
@@ -30,11 +32,12 @@ function ts(v: unknown, indent: string): string {
   return JSON.stringify(v);
 }
 
-function py(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(py).join(", ")}]`;
+/** A Python value; the keys of a free-form map (a manifest) are kept as the program writes them. */
+function py(v: unknown, freeForm = false): string {
+  if (Array.isArray(v)) return `[${v.map((x) => py(x)).join(", ")}]`;
   if (v && typeof v === "object")
     return `{${Object.entries(v)
-      .map(([k, x]) => `"${camelToSnake(k)}": ${py(x)}`)
+      .map(([k, x]) => `"${freeForm ? k : camelToSnake(k)}": ${py(x)}`)
       .join(", ")}}`;
   if (typeof v === "boolean") return v ? "True" : "False";
   return JSON.stringify(v);
@@ -83,7 +86,7 @@ function examples(def: Definition): string {
     "import { " + def.name + ' } from "pulumi-cws/sdk/native"; // or "pulumi-cws/sdk" (dynamic)\n',
     `const ${v} = new ${def.name}("${v}", {\n${e.map(([k, x]) => `  ${k}: ${ts(x, "  ")},`).join("\n")}\n});`,
     "```\n\n### Python\n\n```python\nimport pulumi_cws as cws\n",
-    `${camelToSnake(v)} = cws.${def.name}("${v}",\n${e.map(([k, x]) => `    ${pyName(def, k)}=${py(x)},`).join("\n")}\n)`,
+    `${camelToSnake(v)} = cws.${def.name}("${v}",\n${e.map(([k, x]) => `    ${pyName(def, k)}=${py(x, isRecord(def.inputs[k]?.type))},`).join("\n")}\n)`,
     "```\n\n### Go\n\n```go",
     `${v}, err := cws.New${def.name}(ctx, "${v}", &cws.${def.name}Args{\n${e.map(([k, x]) => `\t${pascal(k)}: ${go(x, def.inputs[k]?.type)},`).join("\n")}\n})`,
     "```\n\n### YAML\n\n```yaml\nresources:",

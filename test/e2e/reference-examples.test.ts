@@ -1,7 +1,8 @@
 /**
  * The examples of the generated reference pages (docs/resources/<kind>.md) run: the YAML text of
- * every page through `pulumi up` in a YAML project, and each definition's example (the values the
- * TypeScript example shows) through both front ends. SandboxTemplate's example names a running
+ * every page through `pulumi up` in a YAML project, the Python text through Python's Automation
+ * API, and each definition's example (the values the TypeScript example shows) through both
+ * front ends. SandboxTemplate's example names a running
  * sandbox of the reader's and is left out.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFINITIONS } from "../../provider/registry.ts";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
 import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { VENV_PYTHON } from "../../scripts/languages.ts";
 import { programDir, run } from "../helpers/languages.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { cwsStack, liveResources } from "../helpers/stacks.ts";
@@ -18,6 +20,37 @@ import { FRONT_ENDS } from "./front-ends.ts";
 
 const PAGES = ["workload", "sandbox", "volume", "ssh-key", "workload-template"];
 const RUNNABLE = Object.values(DEFINITIONS).filter((d) => d.name !== "SandboxTemplate");
+
+/** A page's example in `language` (the text of its fenced block). */
+function example(page: string, language: string): string {
+  const text = readFileSync(join(REPO_ROOT, "docs", "resources", `${page}.md`), "utf8");
+  return new RegExp("```" + language + "\\n([\\s\\S]*?)```").exec(text)?.[1] ?? "";
+}
+
+/** Runs the Python examples, as written, in one inline program (Python's Automation API). */
+const PYTHON_RUNNER = `
+import json, os, sys
+import pulumi
+import pulumi_cws as cws
+from pulumi import automation as auto
+
+examples = json.loads(sys.argv[1])
+
+def program():
+    for code in examples:
+        exec(code, {"cws": cws, "pulumi": pulumi})
+
+stack = auto.create_or_select_stack(stack_name="dev", project_name="python-examples", program=program)
+stack.set_all_config({
+    "cws:baseUrl": auto.ConfigValue(os.environ["CWS_BASE_URL"]),
+    "cws:org": auto.ConfigValue(os.environ["CWS_ORG"]),
+    "cws:apiToken": auto.ConfigValue(os.environ["CWS_API_TOKEN"], secret=True),
+})
+stack.up()
+preview = stack.preview()
+stack.destroy()
+print(json.dumps(preview.change_summary))
+`;
 
 /** The resources of a page's YAML example (what follows its `resources:` line). */
 function yamlExample(page: string): string {
@@ -58,6 +91,28 @@ describe("the reference pages' examples", () => {
         expect([made.volumes.length, made.ssh_keys.length, made.templates.length]).toEqual([1, 1, 1]);
         await pulumi("preview", "--expect-no-changes");
         await pulumi("destroy", "--yes", "--skip-preview");
+        const live = await liveResources(server);
+        expect([...live.workloads, ...live.volumes, ...live.ssh_keys, ...live.templates]).toEqual([]);
+      } finally {
+        p.cleanup();
+        rmSync(source, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it(
+    "Python: every page's example, as written, goes up and previews no changes",
+    { timeout: 300_000 },
+    async () => {
+      const source = mkdtempSync(join(tmpdir(), "cws-py-examples-"));
+      writeFileSync(join(source, "run.py"), PYTHON_RUNNER);
+      const p = programDir("python-examples", source, server);
+      try {
+        const code = PAGES.map((page) => example(page, "python"));
+        expect(code.join("\n")).toContain('resource_name_="gpu-rental-small"');
+        const out = await run(VENV_PYTHON, ["run.py", JSON.stringify(code)], { cwd: p.project, env: p.env });
+        // Every resource the examples make, and the stack, are unchanged at the preview after up.
+        expect(JSON.parse(out.trim().split("\n").pop()!)).toEqual({ same: PAGES.length + 1 });
         const live = await liveResources(server);
         expect([...live.workloads, ...live.volumes, ...live.ssh_keys, ...live.templates]).toEqual([]);
       } finally {
