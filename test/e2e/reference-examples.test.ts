@@ -1,8 +1,8 @@
 /**
  * The examples of the generated reference pages (docs/resources/<kind>.md) run: the YAML text of
  * every page through `pulumi up` in a YAML project, the Python text through Python's Automation
- * API, and each definition's example (the values the TypeScript example shows) through both
- * front ends. SandboxTemplate's example names a running
+ * API, the Go text built with Go's Automation API, and the TypeScript text through both front
+ * ends. SandboxTemplate's example names a running
  * sandbox of the reader's and is left out.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -10,16 +10,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFINITIONS } from "../../provider/registry.ts";
+import { fileOf } from "../../scripts/gen/sdk-classes.ts";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
 import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
-import { VENV_PYTHON } from "../../scripts/languages.ts";
+import { GO_BUILD_ENV, VENV_PYTHON } from "../../scripts/languages.ts";
 import { programDir, run } from "../helpers/languages.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { cwsStack, liveResources } from "../helpers/stacks.ts";
 import { FRONT_ENDS } from "./front-ends.ts";
 
-const PAGES = ["workload", "sandbox", "volume", "ssh-key", "workload-template"];
 const RUNNABLE = Object.values(DEFINITIONS).filter((d) => d.name !== "SandboxTemplate");
+const PAGES = RUNNABLE.map(fileOf);
 
 /** A page's example in `language` (the text of its fenced block). */
 function example(page: string, language: string): string {
@@ -51,6 +52,63 @@ preview = stack.preview()
 stack.destroy()
 print(json.dumps(preview.change_summary))
 `;
+
+/** A Go program running the Go examples, as written, inline (Go's Automation API). */
+function goProgram(snippets: string[]): string {
+  const body = snippets
+    .map((code) => {
+      const variable = /^(\w+), err :=/.exec(code)?.[1];
+      return `${code.trim()}\n\t\tif err != nil {\n\t\t\treturn err\n\t\t}\n\t\t_ = ${variable}`;
+    })
+    .join("\n")
+    .replace(/\n/g, "\n\t\t");
+  return `package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/auto"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"pulumi-cws/sdk/go/cws"
+)
+
+func main() {
+	ctx := context.Background()
+	program := func(ctx *pulumi.Context) error {
+		${body}
+		return nil
+	}
+	stack, err := auto.UpsertStackInlineSource(ctx, "dev", "go-examples", program)
+	if err != nil {
+		panic(err)
+	}
+	for key, env := range map[string]string{"cws:baseUrl": "CWS_BASE_URL", "cws:org": "CWS_ORG"} {
+		if err := stack.SetConfig(ctx, key, auto.ConfigValue{Value: os.Getenv(env)}); err != nil {
+			panic(err)
+		}
+	}
+	if err := stack.SetConfig(ctx, "cws:apiToken", auto.ConfigValue{Value: os.Getenv("CWS_API_TOKEN"), Secret: true}); err != nil {
+		panic(err)
+	}
+	if _, err := stack.Up(ctx); err != nil {
+		panic(err)
+	}
+	preview, err := stack.Preview(ctx)
+	if err != nil {
+		panic(err)
+	}
+	if _, err := stack.Destroy(ctx); err != nil {
+		panic(err)
+	}
+	out, _ := json.Marshal(preview.ChangeSummary)
+	fmt.Println(string(out))
+}
+`;
+}
 
 /** The resources of a page's YAML example (what follows its `resources:` line). */
 function yamlExample(page: string): string {
@@ -122,32 +180,55 @@ describe("the reference pages' examples", () => {
     },
   );
 
+  it(
+    "Go: every page's example, as written, builds, goes up and previews no changes",
+    { timeout: 600_000 },
+    async () => {
+      // Built beside examples/go-vm, whose go.mod points at the generated SDK (sdk/go).
+      const dir = mkdtempSync(join(REPO_ROOT, "examples", ".go-examples-"));
+      const source = mkdtempSync(join(tmpdir(), "cws-go-examples-"));
+      const p = programDir("go-examples", source, server);
+      try {
+        const mod = readFileSync(join(REPO_ROOT, "examples", "go-vm", "go.mod"), "utf8");
+        writeFileSync(
+          join(dir, "go.mod"),
+          mod.replace("module pulumi-cws/examples/go-vm", "module pulumi-cws/examples/go-examples"),
+        );
+        writeFileSync(join(dir, "go.sum"), readFileSync(join(REPO_ROOT, "examples", "go-vm", "go.sum")));
+        writeFileSync(join(dir, "main.go"), goProgram(PAGES.map((page) => example(page, "go"))));
+        const binary = join(p.project, "go-examples");
+        await run("go", ["build", "-o", binary, "."], { cwd: dir, env: { ...process.env, ...GO_BUILD_ENV } });
+        const out = await run(binary, [], { cwd: p.project, env: p.env });
+        expect(JSON.parse(out.trim().split("\n").pop()!)).toEqual({ same: PAGES.length + 1 });
+      } finally {
+        p.cleanup();
+        rmSync(dir, { recursive: true, force: true });
+        rmSync(source, { recursive: true, force: true });
+      }
+    },
+  );
+
   it.each(FRONT_ENDS)(
-    "TypeScript ($name): every definition's example goes up and previews no changes",
+    "TypeScript ($name): every page's example, as written, goes up and previews no changes",
     async (fe) => {
       const s = await cwsStack(
         server,
         `reference-examples-${fe.name}`,
         async () => {
-          const made: Record<string, unknown> = {};
           for (const d of RUNNABLE) {
-            const Class = fe.sdk[d.name as keyof typeof fe.sdk] as unknown as new (
-              n: string,
-              a: object,
-            ) => { uid: unknown };
-            made[d.name] = new Class(`example-${d.name.toLowerCase()}`, {
-              ...d.example,
-              name: `ts-${fe.name}-${d.name.toLowerCase()}`,
-            }).uid;
+            // The example is plain JavaScript once its import line (the front end's module) is gone.
+            const code = example(fileOf(d), "typescript").replace(/^import .*\n/m, "");
+            new Function(d.name, code)(fe.sdk[d.name as keyof typeof fe.sdk]);
           }
-          return made;
+          return {};
         },
         {},
         fe.env,
       );
       stacks.push(s);
-      const up = await s.stack.up();
-      expect(Object.keys(up.outputs).sort()).toEqual(RUNNABLE.map((d) => d.name).sort());
+      await s.stack.up();
+      const live = await liveResources(server);
+      expect(live.workloads.map((w) => w.name).sort()).toEqual(["dev", "web"]);
       expect((await s.stack.preview()).changeSummary).toEqual({ same: RUNNABLE.length + 1 });
       await s.stack.destroy();
     },
