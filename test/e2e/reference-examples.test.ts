@@ -2,8 +2,8 @@
  * The examples of the generated reference pages (docs/resources/<kind>.md) run: the YAML text of
  * every page through `pulumi up` in a YAML project, the Python text through Python's Automation
  * API, the Go text built with Go's Automation API, and the TypeScript text through both front
- * ends. SandboxTemplate's example names a running
- * sandbox of the reader's and is left out.
+ * ends. SandboxTemplate's example names a running sandbox of the reader's (`<sandbox uid>`): the
+ * tests give it one.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,18 +14,24 @@ import { fileOf } from "../../scripts/gen/sdk-classes.ts";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
 import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
 import { GO_BUILD_ENV, VENV_PYTHON } from "../../scripts/languages.ts";
+import { api } from "../helpers/http.ts";
 import { programDir, run } from "../helpers/languages.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { cwsStack, liveResources } from "../helpers/stacks.ts";
 import { FRONT_ENDS } from "./front-ends.ts";
 
-const RUNNABLE = Object.values(DEFINITIONS).filter((d) => d.name !== "SandboxTemplate");
+const RUNNABLE = Object.values(DEFINITIONS);
 const PAGES = RUNNABLE.map(fileOf);
+
+/** The SandboxTemplate example publishes "<sandbox uid>": a running sandbox of the reader's. */
+const SOURCE = "<sandbox uid>";
 
 /** A page's example in `language` (the text of its fenced block). */
 function example(page: string, language: string): string {
   const text = readFileSync(join(REPO_ROOT, "docs", "resources", `${page}.md`), "utf8");
-  return new RegExp("```" + language + "\\n([\\s\\S]*?)```").exec(text)?.[1] ?? "";
+  const code = new RegExp("```" + language + "\\n([\\s\\S]*?)```").exec(text)?.[1] ?? "";
+  return code.replace(SOURCE, sourceSandbox);
 }
 
 /** Runs the Python examples, as written, in one inline program (Python's Automation API). */
@@ -112,16 +118,30 @@ func main() {
 
 /** The resources of a page's YAML example (what follows its `resources:` line). */
 function yamlExample(page: string): string {
-  const text = readFileSync(join(REPO_ROOT, "docs", "resources", `${page}.md`), "utf8");
-  const block = /```yaml\n([\s\S]*?)```/.exec(text)?.[1] ?? "";
+  const block = example(page, "yaml");
   return block.slice(block.indexOf("resources:\n") + "resources:\n".length);
 }
+
+let sourceSandbox = SOURCE;
 
 describe("the reference pages' examples", () => {
   let server: TestServer;
   const stacks: OfflineStack[] = [];
   beforeAll(async () => {
     server = await startTestServer();
+    const box = await api<{ uid: string }>(server, "POST", "/orgs/demo/workloads", {
+      type: "SANDBOX",
+      name: "source",
+      image: "tpl-ubuntu-headless",
+    });
+    await api(server, "POST", `/orgs/demo/workloads/${box.uid}/deploy`);
+    await waitFor(
+      async () =>
+        (await api<{ state: { status: string } }>(server, "GET", `/orgs/demo/workloads/${box.uid}`)).state
+          .status === "running",
+      "the source sandbox to run",
+    );
+    sourceSandbox = box.uid;
   });
   afterAll(async () => {
     for (const s of stacks) await s.cleanup();
@@ -144,13 +164,16 @@ describe("the reference pages' examples", () => {
         await pulumi("stack", "init", "dev");
         await pulumi("up", "--yes", "--skip-preview");
         const made = await liveResources(server);
-        // Workload and Sandbox are both workloads on the service.
-        expect(made.workloads.map((w) => w.name).sort()).toEqual(["dev", "web"]);
-        expect([made.volumes.length, made.ssh_keys.length, made.templates.length]).toEqual([1, 1, 1]);
+        // Workload and Sandbox are both workloads on the service ("source" is the tests' own).
+        expect(made.workloads.map((w) => w.name).sort()).toEqual(["dev", "source", "web"]);
+        expect(
+          [made.volumes, made.ssh_keys, made.templates, made.sandbox_templates].map((l) => l.length),
+        ).toEqual([1, 1, 1, 1]);
         await pulumi("preview", "--expect-no-changes");
         await pulumi("destroy", "--yes", "--skip-preview");
         const live = await liveResources(server);
-        expect([...live.workloads, ...live.volumes, ...live.ssh_keys, ...live.templates]).toEqual([]);
+        expect([...live.volumes, ...live.ssh_keys, ...live.templates, ...live.sandbox_templates]).toEqual([]);
+        expect(live.workloads.map((w) => w.name)).toEqual(["source"]);
       } finally {
         p.cleanup();
         rmSync(source, { recursive: true, force: true });
@@ -172,7 +195,8 @@ describe("the reference pages' examples", () => {
         // Every resource the examples make, and the stack, are unchanged at the preview after up.
         expect(JSON.parse(out.trim().split("\n").pop()!)).toEqual({ same: PAGES.length + 1 });
         const live = await liveResources(server);
-        expect([...live.workloads, ...live.volumes, ...live.ssh_keys, ...live.templates]).toEqual([]);
+        expect([...live.volumes, ...live.ssh_keys, ...live.templates, ...live.sandbox_templates]).toEqual([]);
+        expect(live.workloads.map((w) => w.name)).toEqual(["source"]);
       } finally {
         p.cleanup();
         rmSync(source, { recursive: true, force: true });
@@ -228,7 +252,7 @@ describe("the reference pages' examples", () => {
       stacks.push(s);
       await s.stack.up();
       const live = await liveResources(server);
-      expect(live.workloads.map((w) => w.name).sort()).toEqual(["dev", "web"]);
+      expect(live.workloads.map((w) => w.name).sort()).toEqual(["dev", "source", "web"]);
       expect((await s.stack.preview()).changeSummary).toEqual({ same: RUNNABLE.length + 1 });
       await s.stack.destroy();
     },
