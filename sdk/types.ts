@@ -2,35 +2,33 @@
 
 import type * as pulumi from "@pulumi/pulumi";
 
-export type In<T> = pulumi.Input<T>;
-
 export interface PortArgs {
-  port: In<number>;
-  protocol?: In<"TCP" | "UDP" | "SCTP">;
-  routing?: In<"PROXIED" | "DIRECT">;
+  port: pulumi.Input<number>;
+  protocol?: pulumi.Input<"TCP" | "UDP" | "SCTP">;
+  routing?: pulumi.Input<"PROXIED" | "DIRECT">;
 }
 
 export interface EnvArgs {
-  name: In<string>;
-  value: In<string>;
+  name: pulumi.Input<string>;
+  value: pulumi.Input<string>;
 }
 
 export interface RegistryAuthArgs {
-  server: In<string>;
-  username: In<string>;
-  password: In<string>;
+  server: pulumi.Input<string>;
+  username: pulumi.Input<string>;
+  password: pulumi.Input<string>;
 }
 
 export interface VolumeMountArgs {
-  uid: In<string>;
-  mountPath: In<string>;
-  readOnly?: In<boolean>;
+  uid: pulumi.Input<string>;
+  mountPath: pulumi.Input<string>;
+  readOnly?: pulumi.Input<boolean>;
 }
 
 export interface VmConfigArgs {
-  password: In<string>;
+  password: pulumi.Input<string>;
 }
 
 export interface BmConfigArgs {
-  hostname?: In<string>;
+  hostname?: pulumi.Input<string>;
 }

@@ -2,7 +2,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { CwsResource } from "./resource.ts";
 import type {
-  In,
   PortArgs,
   EnvArgs,
   RegistryAuthArgs,
@@ -13,47 +12,47 @@ import type {
 
 export interface WorkloadArgs {
   /** RENTAL (a container), VM or BM; a sandbox is the Sandbox resource. Replaces on change. */
-  type: In<"RENTAL" | "VM" | "BM">;
+  type: pulumi.Input<"RENTAL" | "VM" | "BM">;
   /** Lowercase letters, digits and hyphens; at most 32. */
-  name: In<string>;
+  name: pulumi.Input<string>;
   /** RENTAL: a container image; VM and BM: an image name (getVmImages, getBmImages). Changing it redeploys a deployed workload. */
-  image: In<string>;
+  image: pulumi.Input<string>;
   /** The inventory resource, e.g. gpu-rental-small, vm-standard or bm-h100-8x. Replaces on change. Python: `resource_name_`. */
-  resourceName: In<string>;
+  resourceName: pulumi.Input<string>;
   /** An active region (getRegions); required for BM. Workload types: BM. Replaces on change. */
-  region?: In<string>;
+  region?: pulumi.Input<string>;
   /** An ACTIVE reservation. Workload types: VM, BM. Replaces on change. */
-  reservationUid?: In<string>;
+  reservationUid?: pulumi.Input<string>;
   /** Environment variables. Workload types: RENTAL. Changing it redeploys a deployed workload. */
-  envs?: In<In<EnvArgs>[]>;
+  envs?: pulumi.Input<pulumi.Input<EnvArgs>[]>;
   /** 1024-65535; VM takes TCP or UDP; at most 10 DIRECT. Workload types: RENTAL, VM. Changing it redeploys a deployed workload. */
-  ports?: In<In<PortArgs>[]>;
+  ports?: pulumi.Input<pulumi.Input<PortArgs>[]>;
   /** The container's command. Workload types: RENTAL. Changing it redeploys a deployed workload. */
-  commands?: In<In<string>[]>;
+  commands?: pulumi.Input<pulumi.Input<string>[]>;
   /** The container's arguments. Workload types: RENTAL. Changing it redeploys a deployed workload. */
-  args?: In<In<string>[]>;
+  args?: pulumi.Input<pulumi.Input<string>[]>;
   /** Private registry credentials; removing them clears them on the service. Workload types: RENTAL. Changing it redeploys a deployed workload. */
-  registryAuth?: In<RegistryAuthArgs>;
+  registryAuth?: pulumi.Input<RegistryAuthArgs>;
   /** SshKey uids; BM requires at least one. Changing it redeploys a deployed workload. */
-  sshKeys?: In<In<string>[]>;
+  sshKeys?: pulumi.Input<pulumi.Input<string>[]>;
   /** Volumes to mount. Workload types: RENTAL. Changing it redeploys a deployed workload. */
-  volumes?: In<In<VolumeMountArgs>[]>;
+  volumes?: pulumi.Input<pulumi.Input<VolumeMountArgs>[]>;
   /** The password (at least 4 characters); required for VM. Workload types: VM. Replaces on change. */
-  vmConfig?: In<VmConfigArgs>;
+  vmConfig?: pulumi.Input<VmConfigArgs>;
   /** The RFC 1123 hostname (at most 63), by default the name. Workload types: BM. Replaces on change. */
-  bmConfig?: In<BmConfigArgs>;
+  bmConfig?: pulumi.Input<BmConfigArgs>;
   /** The project; removing it removes the workload from its project. */
-  projectId?: In<string>;
+  projectId?: pulumi.Input<string>;
   /** Feature switches (reserved-gpu, persistent-workload). Workload types: RENTAL, VM. Changing it redeploys a deployed workload. */
-  experiments?: In<Record<string, In<boolean>>>;
+  experiments?: pulumi.Input<Record<string, pulumi.Input<boolean>>>;
   /** false registers the workload without deploying it (default true); switching to true deploys it. true to false is refused: use suspended, or delete it. */
-  deploy?: In<boolean>;
+  deploy?: pulumi.Input<boolean>;
   /** true suspends the workload, false deploys it again. Workload types: RENTAL. */
-  suspended?: In<boolean>;
+  suspended?: pulumi.Input<boolean>;
   /** How long create and update wait for running, in seconds (default 600); customTimeouts take precedence. */
-  readyTimeoutSec?: In<number>;
+  readyTimeoutSec?: pulumi.Input<number>;
   /** UID of an object that already exists on the service. Create takes it under management instead of making a new one: fields that only change by replacement must match, the others are updated to the program's values. */
-  adoptUid?: In<string>;
+  adoptUid?: pulumi.Input<string>;
 }
 
 /** Every property (a lookup by id fills them all) and the inputs kept secret. */

@@ -26,11 +26,7 @@ function doc(text: string, indent = "  "): string {
 
 /** The named input interfaces the classes share (PortArgs, ...). */
 export function typesFile(): string {
-  const out = [
-    HEADER,
-    'import type * as pulumi from "@pulumi/pulumi";\n',
-    "export type In<T> = pulumi.Input<T>;\n",
-  ];
+  const out = [HEADER, 'import type * as pulumi from "@pulumi/pulumi";\n'];
   for (const [schema, name] of NAMED_INPUTS) {
     const shape = (schema as unknown as { shape: Record<string, never> }).shape;
     out.push(`export interface ${name} {\n${members(shape, true, "  ")}\n}\n`);
@@ -44,7 +40,7 @@ export function classFile(def: Definition): string {
   const argLines = inputs.map(([k, p]) => {
     const type = p.typescript?.type ?? tsType(p.type, true, k);
     const python = p.languageNames?.python ? ` Python: \`${p.languageNames.python}\`.` : "";
-    return `${doc(`${p.description}${APPLIED[p.change]}${python}`)}  ${k}${p.required ? "" : "?"}: In<${type}>;`;
+    return `${doc(`${p.description}${APPLIED[p.change]}${python}`)}  ${k}${p.required ? "" : "?"}: pulumi.Input<${type}>;`;
   });
   const used = named.filter((n) => argLines.some((l) => l.includes(n)));
   const outputs = [
@@ -60,7 +56,7 @@ export function classFile(def: Definition): string {
   const secrets = inputs.filter(([, p]) => p.secret).map(([k]) => k);
   return `${HEADER}import type * as pulumi from "@pulumi/pulumi";
 import { CwsResource } from "./resource.ts";
-import type { ${["In", ...used].join(", ")} } from "./types.ts";
+${used.length ? `import type { ${used.join(", ")} } from "./types.ts";` : ""}
 ${def.typescript ?? ""}
 export interface ${def.name}Args {
 ${argLines.join("\n")}

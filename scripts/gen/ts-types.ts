@@ -22,7 +22,7 @@ interface EnumDef {
   values?: unknown[];
 }
 
-const inputOf = (t: string, input: boolean) => (input ? `In<${t}>` : t);
+const inputOf = (t: string, input: boolean) => (input ? `pulumi.Input<${t}>` : t);
 
 /** The fields of an object schema as TypeScript members. */
 export function members(shape: Record<string, z.ZodType>, input: boolean, indent: string): string {

@@ -27,6 +27,11 @@ export interface FunctionSpec {
 
 const nameFilter = { schema: z.string(), description: "Only the ones with exactly this name." };
 
+/** A lookup whose only argument is the name filter. */
+function byName(description: string, result: string, item: z.ZodObject, items: string): FunctionSpec {
+  return { description, args: { name: nameFilter }, result: { name: result, item, description: items } };
+}
+
 /** A workload template as a lookup returns it: without its manifest, which may hold passwords. */
 const WorkloadTemplateSummary = WorkloadTemplate.omit({ manifest: true });
 
@@ -45,16 +50,18 @@ export const FUNCTION_DEFINITIONS = {
     args: { activeOnly: { schema: z.boolean(), description: "Only active regions." } },
     result: { name: "regions", item: Region, description: "The regions." },
   },
-  getVmImages: {
-    description: "Images a VM workload can boot (its `image` input).",
-    args: { name: nameFilter },
-    result: { name: "images", item: VmImage, description: "The VM images." },
-  },
-  getBmImages: {
-    description: "Images a BM workload can install (its `image` input).",
-    args: { name: nameFilter },
-    result: { name: "images", item: BmImage, description: "The BM images." },
-  },
+  getVmImages: byName(
+    "Images a VM workload can boot (its `image` input).",
+    "images",
+    VmImage,
+    "The VM images.",
+  ),
+  getBmImages: byName(
+    "Images a BM workload can install (its `image` input).",
+    "images",
+    BmImage,
+    "The BM images.",
+  ),
   getWorkloadTemplates: {
     description: "Reusable workload templates visible to the org (manifests are not returned).",
     args: {
@@ -64,14 +71,16 @@ export const FUNCTION_DEFINITIONS = {
     },
     result: { name: "templates", item: WorkloadTemplateSummary, description: "The matching templates." },
   },
-  getSshKeys: {
-    description: "SSH keys of the org, e.g. to attach an existing key by name.",
-    args: { name: nameFilter },
-    result: { name: "keys", item: SshKey, description: "The matching keys." },
-  },
-  getVolumes: {
-    description: "Volumes of the org, e.g. to mount an existing volume by name.",
-    args: { name: nameFilter },
-    result: { name: "volumes", item: Volume, description: "The matching volumes." },
-  },
+  getSshKeys: byName(
+    "SSH keys of the org, e.g. to attach an existing key by name.",
+    "keys",
+    SshKey,
+    "The matching keys.",
+  ),
+  getVolumes: byName(
+    "Volumes of the org, e.g. to mount an existing volume by name.",
+    "volumes",
+    Volume,
+    "The matching volumes.",
+  ),
 } satisfies Record<string, FunctionSpec>;
