@@ -28,7 +28,7 @@ export function registration(
  * What a dynamic provider cannot get from the engine, handed to it by the class: the `import`
  * option becomes adoption (`adoptUid`; the engine's import would read without the provider), and
  * customTimeouts travel as the `__timeouts` input (ms per operation), which the provider takes
- * off before the resource sees its inputs.
+ * off before the resource sees its inputs (like `__urn`, below).
  */
 export function dynamicOptions(
   type: string,
@@ -53,6 +53,15 @@ export function dynamicOptions(
   );
   if (Object.keys(timeouts).length) out.__timeouts = timeouts;
   return { args: out, opts: { ...rest, ...(customTimeouts ? { customTimeouts } : {}) } };
+}
+
+/**
+ * The resource's URN as an input (`__urn`): the engine tells a dynamic provider nothing about
+ * the resource it acts for, and the provider needs it to say what a change does on the
+ * resource's own line at preview.
+ */
+export function urnInput(type: string, name: string, opts: pulumi.CustomResourceOptions | undefined) {
+  return pulumi.createUrn(name, `pulumi-nodejs:dynamic/${MODULE}:${type}`, opts?.parent);
 }
 
 /** A Pulumi duration ("2s", "5m", "1h30m", "250ms") in ms; undefined when unset or unreadable. */
@@ -88,6 +97,7 @@ export abstract class CwsResource extends pulumi.CustomResource {
       options.opts,
     );
     r.props.__provider = providerModule(type);
+    if (args) r.props.__urn = urnInput(type, name, opts);
     const limit = quietStacks();
     try {
       super(`pulumi-nodejs:dynamic/${MODULE}:${type}`, name, r.props, r.opts);

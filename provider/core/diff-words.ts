@@ -1,6 +1,6 @@
 /**
- * What a change does, in words, for preview: the native plugin says them on the resource's own
- * line; the dynamic provider, which the engine gives no resource to speak for, on the stack's.
+ * What a change does, in words, said at preview on the resource's own line by both front ends
+ * (the dynamic one learns the resource's URN from its class: `__urn`).
  */
 import type { DiffResult } from "./types.ts";
 

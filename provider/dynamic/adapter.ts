@@ -8,6 +8,7 @@ import { requireCached } from "./load.ts";
 import { resourceModule } from "../registry.ts";
 import { PartialStateError, type Context, type Props } from "../core/types.ts";
 import { diffWords } from "../core/diff-words.ts";
+import { say } from "./engine-log.ts";
 import { fromState, toState } from "../core/state.ts";
 
 let source: ConfigSource = () => undefined;
@@ -41,9 +42,12 @@ function ctx(): Context {
 
 /** Engine-internal keys and the class's `__timeouts` never reach the modules. */
 function clean(props: Props): Props {
-  const { __provider: _p, [TIMEOUTS]: _t, ...rest } = props;
+  const { __provider: _p, [TIMEOUTS]: _t, [URN]: _u, ...rest } = props;
   return rest;
 }
+
+/** The resource's URN, which the resource class hands over as `__urn` (sdk/resource.ts). */
+const URN = "__urn";
 
 /**
  * The program's customTimeouts, which the resource class hands over as `__timeouts` (ms per
@@ -63,6 +67,12 @@ function outputs(props: Props, from: Props): Props {
   return toState(from[TIMEOUTS] ? { ...props, [TIMEOUTS]: from[TIMEOUTS] } : props);
 }
 
+/** Checked inputs for the engine: also the URN, so that diff knows which resource it speaks for. */
+function checked(props: Props, from: Props): Props {
+  const out = outputs(props, from);
+  return typeof from[URN] === "string" ? { ...out, [URN]: from[URN] } : out;
+}
+
 /** Old state of a type, in the current shape, without engine-internal keys (state.ts). */
 function old(type: string, props: Props | undefined): Props {
   return fromState(type, clean(props ?? {}));
@@ -77,16 +87,20 @@ function rethrow(e: unknown): never {
 
 export function check(type: string, olds: Props, news: Props) {
   const r = resourceModule(type).check(old(type, olds), clean(news));
-  return { inputs: outputs(r.inputs, news), failures: r.failures };
+  return { inputs: checked(r.inputs, news), failures: r.failures };
 }
 
-export function diff(type: string, id: string, olds: Props, news: Props) {
+export async function diff(type: string, id: string, olds: Props, news: Props) {
   const [before, after] = [old(type, olds), old(type, news)];
   const d = resourceModule(type).diff(id, before, after);
-  // The engine passes a dynamic provider no resource to speak for: a redeploy is said on the
-  // stack's output, naming the resource (the native plugin says it on the resource's line).
-  for (const words of diffWords(type, d, after.name ?? before.name, before.status))
-    if (words.includes("redeploys")) process.stderr.write(`cws: ${words}\n`);
+  // What a redeploy does is said on the resource's line when the class gave its URN, else on the
+  // stack's output, naming the resource (the engine passes a dynamic provider no resource).
+  const urn = typeof news[URN] === "string" ? (news[URN] as string) : undefined;
+  for (const words of diffWords(type, d, after.name ?? before.name, before.status)) {
+    if (!words.includes("redeploys")) continue;
+    if (urn) await say(urn, words);
+    else process.stderr.write(`cws: ${words}\n`);
+  }
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }
 

@@ -81,12 +81,12 @@ describe("version 0 state through the front ends", () => {
   });
   afterAll(() => void MIGRATIONS.splice(MIGRATIONS.indexOf(RENAME), 1));
 
-  it("dynamic: check and diff see today's shape: no change against the same program", () => {
+  it("dynamic: check and diff see today's shape: no change against the same program", async () => {
     const olds = versionZero(INPUTS);
     const checked = dynamic.check("Workload", olds, INPUTS);
     expect(checked.failures).toEqual([]);
     expect(checked.inputs[STATE_VERSION_KEY]).toBe(STATE_VERSION);
-    expect(dynamic.diff("Workload", uid, olds, checked.inputs).changes).toBe(false);
+    expect((await dynamic.diff("Workload", uid, olds, checked.inputs)).changes).toBe(false);
   });
 
   it("native: diff sees no change, and read keeps the renamed secret, still secret", async () => {
