@@ -2,8 +2,8 @@
  * What the `__provider` stored in state loads by name (`pulumi-cws/provider/dynamic`) inside the
  * engine's provider process: `provider(type)` is the provider object of a type (sdk/provider.ts
  * writes the one line that asks for it). The engine starts that process for every operation, so
- * loading is paid each time: this entry loads the adapter (dynamic-adapter.ts) and the resource
- * modules through Node's compile cache (load.ts) on the first call; in the built package, from
+ * loading is paid each time: this entry loads the adapter (dynamic/adapter.ts) and the resource
+ * modules through Node's compile cache (dynamic/load.ts) on the first call; in the built package, from
  * the bundle scripts/build.ts makes of them (dist/dynamic/).
  *
  * The functions below `provider` are what states written by earlier versions call (their
@@ -11,10 +11,10 @@
  * refresh, update and destroy.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type * as Adapter from "./dynamic-adapter.ts";
+import type * as Adapter from "./dynamic/adapter.ts";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { requireCached } from "./load.ts";
+import { requireCached } from "./dynamic/load.ts";
 
 type AdapterModule = typeof Adapter;
 
@@ -23,11 +23,11 @@ const load = () => (adapter ??= requireCached<AdapterModule>(import.meta.url, ad
 
 /** The bundled adapter of the built package when it is there, else the adapter beside this file. */
 function adapterPath(): string {
-  const bundled = "../dynamic/provider/dynamic-adapter";
+  const bundled = "../dynamic/provider/dynamic/adapter";
   const built = import.meta.url.endsWith(".js");
   return built && existsSync(fileURLToPath(new URL(`${bundled}.js`, import.meta.url)))
     ? bundled
-    : "./dynamic-adapter";
+    : "./dynamic/adapter";
 }
 
 const providers = new Map<string, pulumi.dynamic.ResourceProvider>();

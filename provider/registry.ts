@@ -1,18 +1,39 @@
 /**
- * Every resource the provider offers, by type name, each under a retry budget ending at its
- * operation's deadline (withBudget). Front ends take the modules from here.
+ * Every resource the provider offers, by type name: each kind's definition run by the one
+ * lifecycle with its controller (provider/resources/<kind>/). Front ends take the modules and the
+ * definitions from here.
  */
-import { withBudget } from "./common.ts";
-import type { ResourceModule } from "./resource.ts";
-import { sandbox } from "./sandbox.ts";
-import { sandboxTemplate } from "./sandbox-template.ts";
-import { sshKey } from "./ssh-key.ts";
-import { volume } from "./volume.ts";
-import { workload } from "./workload.ts";
-import { workloadTemplate } from "./workload-template.ts";
+import type { Definition } from "./core/definition.ts";
+import { resource, type Controller } from "./core/lifecycle.ts";
+import type { ResourceModule } from "./core/types.ts";
+import * as sandboxTemplate from "./resources/sandbox-template/controller.ts";
+import * as sandboxTemplateDef from "./resources/sandbox-template/definition.ts";
+import * as sandbox from "./resources/sandbox/controller.ts";
+import * as sandboxDef from "./resources/sandbox/definition.ts";
+import * as sshKey from "./resources/ssh-key/controller.ts";
+import * as sshKeyDef from "./resources/ssh-key/definition.ts";
+import * as volume from "./resources/volume/controller.ts";
+import * as volumeDef from "./resources/volume/definition.ts";
+import * as workloadTemplate from "./resources/workload-template/controller.ts";
+import * as workloadTemplateDef from "./resources/workload-template/definition.ts";
+import * as workload from "./resources/workload/controller.ts";
+import * as workloadDef from "./resources/workload/definition.ts";
 
+const KINDS: [Definition, Controller<never>][] = [
+  [workloadDef.definition, workload.controller as Controller<never>],
+  [sandboxDef.definition, sandbox.controller as Controller<never>],
+  [sandboxTemplateDef.definition, sandboxTemplate.controller as Controller<never>],
+  [volumeDef.definition, volume.controller as Controller<never>],
+  [sshKeyDef.definition, sshKey.controller as Controller<never>],
+  [workloadTemplateDef.definition, workloadTemplate.controller as Controller<never>],
+];
+
+/** Every resource's definition, by type name. */
+export const DEFINITIONS: Record<string, Definition> = Object.fromEntries(KINDS.map(([d]) => [d.name, d]));
+
+/** Every resource's module (definition + controller under the one lifecycle), by type name. */
 export const RESOURCES: Record<string, ResourceModule> = Object.fromEntries(
-  [workload, sandbox, sandboxTemplate, volume, sshKey, workloadTemplate].map((m) => [m.name, withBudget(m)]),
+  KINDS.map(([d, c]) => [d.name, resource(d, c)]),
 );
 
 export function resourceModule(name: string): ResourceModule {

@@ -70,7 +70,7 @@ function rewriteDeclarations(text: string): string {
 }
 
 /** Entries of dist/dynamic/, by output name: the same path as in the sources. */
-const DYNAMIC_ENTRIES = ["provider/dynamic-adapter", "client/client"];
+const DYNAMIC_ENTRIES = ["provider/dynamic/adapter", "client/client"];
 
 async function bundleDynamicProvider(): Promise<void> {
   const input = Object.fromEntries(DYNAMIC_ENTRIES.map((e) => [e, join(DIST, `${e}.js`)]));

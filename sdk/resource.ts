@@ -6,15 +6,6 @@ import { quietStacks, restoreStacks } from "./stacks.ts";
 /** Type tokens are `pulumi-nodejs:dynamic/cws:<Type>`. */
 export const MODULE = "cws";
 
-/** Lifecycle inputs common to resources that can adopt an existing object. */
-export interface AdoptArgs {
-  /**
-   * UID of an object that already exists on the service. Instead of creating a new one, create
-   * takes it under management and updates it to match the program.
-   */
-  adoptUid?: pulumi.Input<string>;
-}
-
 /**
  * What a resource class (dynamic, or native in sdk/native/) registers: every property declared
  * (so lookups by id fill them), the program's inputs with the secret ones wrapped as secrets, and
@@ -34,6 +25,55 @@ export function registration(
 }
 
 /**
+ * What a dynamic provider cannot get from the engine, handed to it by the class: the `import`
+ * option becomes adoption (`adoptUid`; the engine's import would read without the provider), and
+ * customTimeouts travel as the `__timeouts` input (ms per operation), which the provider takes
+ * off before the resource sees its inputs (like `__urn`, below).
+ */
+export function dynamicOptions(
+  type: string,
+  properties: readonly string[],
+  args: object | undefined,
+  opts: pulumi.CustomResourceOptions | undefined,
+): { args: object | undefined; opts: pulumi.CustomResourceOptions | undefined } {
+  if (!opts || !args) return { args, opts };
+  let out: Record<string, unknown> = { ...args };
+  const { import: importId, customTimeouts, ...rest } = opts;
+  if (importId !== undefined) {
+    if (!properties.includes("adoptUid"))
+      throw new Error(
+        `${type}: the import option needs the native plugin (pulumi-cws/sdk/native); the dynamic provider cannot import a ${type}. Use ${type}.get(name, uid) to read it`,
+      );
+    out = { ...out, adoptUid: importId };
+  }
+  const timeouts = Object.fromEntries(
+    (["create", "update", "delete"] as const)
+      .map((k) => [k, durationMs(customTimeouts?.[k])] as const)
+      .filter(([, ms]) => ms !== undefined),
+  );
+  if (Object.keys(timeouts).length) out.__timeouts = timeouts;
+  return { args: out, opts: { ...rest, ...(customTimeouts ? { customTimeouts } : {}) } };
+}
+
+/**
+ * The resource's URN as an input (`__urn`): the engine tells a dynamic provider nothing about
+ * the resource it acts for, and the provider needs it to say what a change does on the
+ * resource's own line at preview.
+ */
+export function urnInput(type: string, name: string, opts: pulumi.CustomResourceOptions | undefined) {
+  return pulumi.createUrn(name, `pulumi-nodejs:dynamic/${MODULE}:${type}`, opts?.parent);
+}
+
+/** A Pulumi duration ("2s", "5m", "1h30m", "250ms") in ms; undefined when unset or unreadable. */
+export function durationMs(text: string | undefined): number | undefined {
+  if (!text) return undefined;
+  const unit: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (!parts.length || parts.map((p) => p[0]).join("") !== text.trim()) return undefined;
+  return parts.reduce((sum, p) => sum + Number(p[1]) * unit[p[2]!]!, 0);
+}
+
+/**
  * Base class: a dynamic resource (type `pulumi-nodejs:dynamic/cws:<Type>`, run by the engine's
  * Node.js dynamic-provider process) whose `__provider` is the one-line module of provider.ts.
  * It declares every property (so lookups by id fill them) and marks secret inputs as secrets in
@@ -48,14 +88,16 @@ export abstract class CwsResource extends pulumi.CustomResource {
     secrets: readonly string[],
     opts?: pulumi.CustomResourceOptions,
   ) {
+    const options = dynamicOptions(type, properties, args, opts);
     // The uid is the resource's id, not a property.
     const r = registration(
       properties.filter((k) => k !== "uid"),
       secrets,
-      args,
-      opts,
+      options.args,
+      options.opts,
     );
     r.props.__provider = providerModule(type);
+    if (args) r.props.__urn = urnInput(type, name, opts);
     const limit = quietStacks();
     try {
       super(`pulumi-nodejs:dynamic/${MODULE}:${type}`, name, r.props, r.opts);

@@ -1,9 +1,9 @@
 /**
  * A module's diff as the engine's DiffResponse: a PropertyDiff per changed property (update,
- * update that redeploys, replace), and the words said on the resource's own line at preview.
+ * update that redeploys, replace). The words said on the resource's line are core/diff-words.ts.
  */
 import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
-import type { DiffResult, Props } from "../resource.ts";
+import type { DiffResult, Props } from "../core/types.ts";
 
 const Kind = providerPb.PropertyDiff.Kind;
 
@@ -28,27 +28,11 @@ export function diffResponse(d: DiffResult, olds: Props, news: Props) {
   const map = res.getDetaileddiffMap();
   for (const k of keys) {
     const pd = new providerPb.PropertyDiff();
-    pd.setKind(kindOf(d.detail[k] === "replace", olds[k], news[k]));
-    pd.setInputdiff(true);
+    // `status` is an output: the broken object's status, which the redeploy repairs.
+    const output = k === "status";
+    pd.setKind(output ? Kind.UPDATE : kindOf(d.detail[k] === "replace", olds[k], news[k]));
+    pd.setInputdiff(!output);
     map.set(k, pd);
   }
   return res;
-}
-
-const changes = (keys: string[]) => `${keys.join(", ")} change${keys.length === 1 ? "s" : ""}`;
-
-/**
- * What the change does, in words, for the resource's line: which changes make the service
- * redeploy (restart) it, and which are applied in place without one. Nothing when it is replaced.
- */
-export function diffWords(type: string, d: DiffResult, name: unknown): string[] {
-  const keys = Object.keys(d.detail);
-  if (!keys.length || d.replaces.length) return [];
-  const what = `${type.toLowerCase()}${typeof name === "string" ? ` ${name}` : ""}`;
-  const redeploys = keys.filter((k) => d.detail[k] === "redeploy");
-  const inPlace = keys.filter((k) => d.detail[k] === "update");
-  const words: string[] = [];
-  if (redeploys.length) words.push(`${changes(redeploys)}: the service redeploys ${what} (restart)`);
-  if (inPlace.length) words.push(`${changes(inPlace)}: updated in place, no redeploy`);
-  return words;
 }

@@ -3,9 +3,9 @@
  * resource's inputs (the stack's `cws:*` keys for the default provider), with the `CWS_*`
  * environment as fallback. CheckConfig names the key that is missing or wrong.
  */
-import { resolveConfig, type ProviderConfig } from "../config.ts";
-import type { CheckFailure, Props } from "../resource.ts";
-import { UNKNOWN } from "../unknowns.ts";
+import { resolveConfig, type ProviderConfig } from "../core/config.ts";
+import type { CheckFailure, Props } from "../core/types.ts";
+import { UNKNOWN } from "../core/unknowns.ts";
 
 export const CONFIG_KEYS = ["baseUrl", "org", "apiToken"] as const;
 export const CONFIG_SECRETS = ["apiToken"];

@@ -1,19 +1,17 @@
 /**
  * The plugin's Pulumi package schema (`schema.json`), built from the resource property table,
- * the api/ contract and the lookups, with descriptions from docs/resources.md.
- * `npm run schema` writes it; a test fails when the file is stale.
+ * the api/ contract and the lookups: each resource from its definition (provider/resources/<kind>/).
+ * `npm run gen` writes it; a test fails when the file is stale.
  */
 import { readFileSync } from "node:fs";
-import { FUNCTIONS } from "../functions.ts";
-import { RESOURCES } from "../registry.ts";
-import { RESOURCE_PROPERTIES } from "./properties.ts";
+import { FUNCTIONS } from "../resources/functions/controller.ts";
+import { requiredOf, type Definition, type InputDef } from "../core/definition.ts";
+import { DEFINITIONS } from "../registry.ts";
+import { camelToSnake } from "../core/wire.ts";
 import { typeOf, type ObjectTypeSpec, type PropertySpec } from "./zod-types.ts";
 
 export const PACKAGE = "cws";
 export const token = (name: string) => `${PACKAGE}:index:${name}`;
-
-/** Descriptions of resource inputs, by resource type and property, read from docs/resources.md. */
-export type Descriptions = Record<string, Record<string, string>>;
 
 const CONFIG: Record<string, PropertySpec> = {
   baseUrl: {
@@ -28,72 +26,51 @@ const CONFIG: Record<string, PropertySpec> = {
   },
 };
 
-const strip = (s: string) => s.replace(/\*\*/g, "").trim();
+/** How a change of an input is applied, in words, appended to its description. */
+const APPLIED: Record<string, string> = {
+  update: "Changing it updates the resource in place.",
+  redeploy:
+    "Changing it updates the resource in place, and the service redeploys (restarts) a deployed workload.",
+  replace: "Changing it replaces the resource.",
+  none: "",
+};
 
-/**
- * Input descriptions from docs/resources.md: its input tables (columns found by their headers:
- * Input, Types, Applied by, Notes), and `name` (how it applies) in prose.
- */
-export function descriptionsFromDocs(markdown: string): Descriptions {
-  const out: Descriptions = {};
-  let section: string | undefined;
-  let columns: string[] = [];
-  for (const line of markdown.split("\n").map((l) => l.replace(/\\\|/g, "or"))) {
-    const h = /^## (\w+)/.exec(line);
-    if (h) {
-      section = RESOURCES[h[1]!] ? h[1] : undefined;
-      if (section) out[section] = {};
-      columns = [];
-      continue;
-    }
-    if (!section) continue;
-    if (line.startsWith("|")) {
-      const cells = line.slice(1, -1).split("|").map(strip);
-      if (cells[0] === "Input") columns = cells;
-      if (!columns.length || cells[0] === "Input" || cells[0]!.startsWith("---")) continue;
-      const cell = (name: string) => cells[columns.indexOf(name)] ?? "";
-      const types = cell("Types");
-      const applied = cell("Applied by");
-      const text = [
-        cell("Notes"),
-        types && types !== "all" ? `Workload types: ${types}` : "",
-        applied && applied !== "-" ? `Applied by: ${applied}` : "",
-      ]
-        .filter(Boolean)
-        .map((t) => t.replace(/\.$/, ""))
-        .join(". ");
-      for (const name of cell("Input").split(",")) out[section]![name.trim()] = `${text}.`;
-      continue;
-    }
-    for (const m of line.matchAll(/`(\w+)` \(([^)]*)\)/g)) out[section]![m[1]!] ??= `Applied by: ${m[2]}.`;
-  }
-  return out;
-}
+/** Where a property's Python spelling is not the snake_case of its name, the docstring says it. */
+const pythonNote = (k: string, p: InputDef) =>
+  p.languageNames?.python
+    ? `In Python it is \`${p.languageNames.python}\`: \`${camelToSnake(k)}\` is the constructor's first argument, the resource's own name (in the Args class it stays \`${camelToSnake(k)}\`).`
+    : "";
 
-export function buildSchema(descriptions: Descriptions, version: string): Record<string, unknown> {
-  const types: Record<string, ObjectTypeSpec> = {};
-  const resources: Record<string, unknown> = {};
-  for (const name of Object.keys(RESOURCES).sort()) {
-    const p = RESOURCE_PROPERTIES[name];
-    if (!p) throw new Error(`${name} has no entry in provider/native/properties.ts`);
-    const inputProperties: Record<string, PropertySpec> = {};
-    for (const [k, schema] of Object.entries(p.inputs)) {
-      inputProperties[k] = {
-        ...typeOf(schema, k, types),
-        ...(descriptions[name]?.[k] ? { description: descriptions[name]![k] } : {}),
-        ...(p.secrets.includes(k) ? { secret: true } : {}),
-      };
-    }
-    const properties: Record<string, PropertySpec> = { ...inputProperties };
-    for (const [k, schema] of Object.entries(p.outputs)) properties[k] = typeOf(schema, k, types);
-    resources[token(name)] = {
-      description: p.description,
-      properties,
-      required: Object.keys(p.outputs).filter((k) => k === "uid"),
-      inputProperties,
-      requiredInputs: p.required,
+/** A resource's schema entry, from its definition. */
+function resourceSpec(def: Definition, types: Record<string, ObjectTypeSpec>) {
+  const inputProperties: Record<string, PropertySpec> = {};
+  for (const [k, p] of Object.entries(def.inputs)) {
+    inputProperties[k] = {
+      ...typeOf(p.type, k, types),
+      description: [p.description, APPLIED[p.change], pythonNote(k, p)].filter(Boolean).join(" "),
+      ...(p.default !== undefined ? { default: p.default } : {}),
+      ...(p.secret ? { secret: true } : {}),
     };
   }
+  const properties: Record<string, PropertySpec> = { ...inputProperties };
+  for (const [k, o] of Object.entries(def.outputs))
+    properties[k] = { ...typeOf(o.type, k, types), description: o.description };
+  const replaceOnChanges = Object.keys(def.inputs).filter((k) => def.inputs[k]!.change === "replace");
+  return {
+    description: def.description,
+    properties,
+    required: Object.keys(def.outputs).filter((k) => k === "uid"),
+    inputProperties,
+    requiredInputs: requiredOf(def),
+    ...(replaceOnChanges.length ? { replaceOnChanges } : {}),
+  };
+}
+
+export function buildSchema(version: string): Record<string, unknown> {
+  const types: Record<string, ObjectTypeSpec> = {};
+  const resources: Record<string, unknown> = {};
+  for (const name of Object.keys(DEFINITIONS).sort())
+    resources[token(name)] = resourceSpec(DEFINITIONS[name]!, types);
   const functions: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(FUNCTIONS).sort(([a], [b]) => a.localeCompare(b))) {
     const itemType = typeOf(fn.result.item, `${name.replace(/^get/, "")}Item`, types);
@@ -143,7 +120,6 @@ export function servedSchema(rootDir: URL, version: string): string {
   try {
     return readFileSync(new URL("schema.json", rootDir), "utf8");
   } catch {
-    const docs = readFileSync(new URL("docs/resources.md", rootDir), "utf8");
-    return schemaText(buildSchema(descriptionsFromDocs(docs), version));
+    return schemaText(buildSchema(version));
   }
 }

@@ -11,16 +11,17 @@ import providerGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
 import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
 import statusPb from "@pulumi/pulumi/proto/status_pb.js";
 import { CwsClient } from "../../client/index.ts";
-import type { ProviderConfig } from "../config.ts";
-import { FUNCTIONS, checkFunctionArgs } from "../functions.ts";
-import { RESOURCES } from "../registry.ts";
-import { PartialStateError, type CheckFailure, type Context, type ResourceModule } from "../resource.ts";
-import { diffResponse, diffWords } from "./detailed-diff.ts";
+import type { ProviderConfig } from "../core/config.ts";
+import { FUNCTIONS, checkFunctionArgs } from "../resources/functions/controller.ts";
+import { secretsOf } from "../core/definition.ts";
+import { DEFINITIONS, RESOURCES } from "../registry.ts";
+import { PartialStateError, type CheckFailure, type Context, type ResourceModule } from "../core/types.ts";
+import { diffWords } from "../core/diff-words.ts";
+import { diffResponse } from "./detailed-diff.ts";
 import type { EngineLog } from "./engine-log.ts";
-import { RESOURCE_PROPERTIES } from "./properties.ts";
 import { CONFIG_KEYS, CONFIG_SECRETS, checkConfig, configFrom } from "./provider-config.ts";
 import { PACKAGE } from "./schema.ts";
-import { fromState, toState } from "../state.ts";
+import { fromState, toState } from "../core/state.ts";
 import { decode, encode, type Decoded } from "./values.ts";
 
 type Call<Req> = grpc.ServerUnaryCall<Req, unknown>;
@@ -47,7 +48,10 @@ function moduleFor(urn: string): ResourceModule {
   return m;
 }
 
-const secretsOf = (urn: string) => RESOURCE_PROPERTIES[parseUrn(urn).type]?.secrets ?? [];
+const secretsOfUrn = (urn: string) => {
+  const def = DEFINITIONS[parseUrn(urn).type];
+  return def ? secretsOf(def) : [];
+};
 
 /** Old state from the engine, in the current shape (state.ts); secrets stay wrapped through migrations. */
 const decodeState = (urn: string, s: Parameters<typeof decode>[0]): Decoded =>
@@ -194,7 +198,7 @@ export class CwsPlugin {
     const news = decode(req.getNews());
     const r = moduleFor(urn).check(olds.props, news.props);
     const res = new providerPb.CheckResponse();
-    res.setInputs(encode(toState(r.inputs), [...news.secrets, ...secretsOf(urn)]));
+    res.setInputs(encode(toState(r.inputs), [...news.secrets, ...secretsOfUrn(urn)]));
     res.setFailuresList(failuresOf(r.failures));
     return res;
   }
@@ -205,14 +209,15 @@ export class CwsPlugin {
     const news = decodeState(urn, req.getNews()).props;
     const d = moduleFor(urn).diff(req.getId(), olds, news);
     const { type } = parseUrn(urn);
-    for (const words of diffWords(type, d, news.name ?? olds.name)) void this.#opts.log.log(urn, words);
+    for (const words of diffWords(type, d, news.name ?? olds.name, olds.status))
+      void this.#opts.log.log(urn, words);
     return diffResponse(d, olds, news);
   }
 
   async create(req: InstanceType<typeof providerPb.CreateRequest>): Promise<unknown> {
     const urn = req.getUrn();
     const inputs = decodeState(urn, req.getProperties());
-    const secrets = [...inputs.secrets, ...secretsOf(urn)];
+    const secrets = [...inputs.secrets, ...secretsOfUrn(urn)];
     const res = new providerPb.CreateResponse();
     if (req.getPreview()) {
       res.setProperties(encode(toState(inputs.props), secrets));
@@ -234,7 +239,7 @@ export class CwsPlugin {
     const urn = req.getUrn();
     const props = decodeState(urn, req.getProperties());
     const inputs = decodeState(urn, req.getInputs());
-    const secrets = [...props.secrets, ...inputs.secrets, ...secretsOf(urn)];
+    const secrets = [...props.secrets, ...inputs.secrets, ...secretsOfUrn(urn)];
     const r = await this.#withContext(urn, req.getTimeout(), (ctx) =>
       moduleFor(urn).read(ctx, req.getId(), props.props),
     );
@@ -250,7 +255,7 @@ export class CwsPlugin {
     const urn = req.getUrn();
     const olds = decodeState(urn, req.getOlds());
     const news = decodeState(urn, req.getNews());
-    const secrets = [...olds.secrets, ...news.secrets, ...secretsOf(urn)];
+    const secrets = [...olds.secrets, ...news.secrets, ...secretsOfUrn(urn)];
     const res = new providerPb.UpdateResponse();
     if (req.getPreview()) {
       res.setProperties(encode(toState({ ...olds.props, ...news.props }), secrets));

@@ -5,7 +5,7 @@
  * values (preview) stay the engine's unknown marker, which the modules understand.
  */
 import structPb from "google-protobuf/google/protobuf/struct_pb.js";
-import type { Props } from "../resource.ts";
+import type { Props } from "../core/types.ts";
 
 type Struct = InstanceType<typeof structPb.Struct>;
 

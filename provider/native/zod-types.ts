@@ -14,7 +14,7 @@ import {
   VmConfig,
   VolumeMount,
 } from "../../api/index.ts";
-import { OPAQUE, snakeToCamel } from "../wire.ts";
+import { OPAQUE, snakeToCamel } from "../core/wire.ts";
 
 export interface TypeSpec {
   type?: "string" | "integer" | "number" | "boolean" | "array" | "object";
@@ -26,6 +26,7 @@ export interface TypeSpec {
 export interface PropertySpec extends TypeSpec {
   description?: string;
   secret?: boolean;
+  default?: unknown;
 }
 
 export interface ObjectTypeSpec {
@@ -60,10 +61,10 @@ interface Def {
   options?: z.ZodType[];
 }
 
-const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
+export const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
 
 /** Optional, nullable, default and pipe wrappers removed. */
-function core(s: z.ZodType): z.ZodType {
+export function core(s: z.ZodType): z.ZodType {
   const d = defOf(s);
   if (["optional", "nullable", "default", "readonly", "nonoptional", "catch"].includes(d.type))
     return core(d.innerType!);

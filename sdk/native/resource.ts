@@ -1,11 +1,10 @@
 /**
  * Native resource classes: the same names, inputs and outputs as `pulumi-cws/sdk`, registered
  * as `cws:index:<Type>` with the `pulumi-resource-cws` plugin instead of a dynamic provider.
- * The input and output types are those of the dynamic classes (one definition); the property
- * names come from api/property-names.ts, which the plugin's property table is held to.
+ * The input and output types and the property names are those of the dynamic classes, generated
+ * from the same definitions.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { RESOURCE_INPUTS, RESOURCE_OUTPUTS, RESOURCE_SECRETS } from "../../api/property-names.ts";
 import { registration } from "../resource.ts";
 import { quietStacks, restoreStacks } from "../stacks.ts";
 
@@ -17,11 +16,11 @@ export interface ResourceClass<Args, Instance> {
 
 /** The native twin of a dynamic resource class `C` (same constructor, outputs and `get`). */
 export function nativeResource<C extends ResourceClass<never, unknown>>(
-  type: keyof typeof RESOURCE_OUTPUTS,
+  type: string,
+  names: { properties: readonly string[]; secrets: readonly string[] },
 ): C {
   const token = `cws:index:${type}`;
-  const properties = [...RESOURCE_INPUTS[type], ...RESOURCE_OUTPUTS[type]];
-  const secrets = RESOURCE_SECRETS[type];
+  const { properties, secrets } = names;
 
   class NativeResource extends pulumi.CustomResource {
     constructor(name: string, args: object | undefined, opts?: pulumi.CustomResourceOptions) {

@@ -1,5 +1,5 @@
 /** The Python example run as its users run it: `python main.py ...` (Python's Automation API, inline). */
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -81,4 +81,25 @@ describe("examples/python-sandbox through Python's Automation API", () => {
       }
     },
   );
+
+  it("spells resourceName as the reference pages say: resource_name_ in keyword arguments, resource_name in Args", async () => {
+    const script = [
+      "import inspect, json, pulumi_cws as cws",
+      "out = {}",
+      "for n in ('Workload', 'Volume', 'Sandbox'):",
+      "    cls = getattr(cws, n)",
+      "    src = inspect.getsource(cls._internal_init)",
+      "    args = inspect.signature(getattr(cws, n + 'Args').__init__).parameters",
+      "    out[n] = ['resource_name_' in src, 'resource_name' in args]",
+      "print(json.dumps(out))",
+    ].join("\n");
+    const printed = await run(VENV_PYTHON, ["-c", script], { cwd: REPO_ROOT, env: process.env });
+    expect(JSON.parse(printed.trim().split("\n").pop()!)).toEqual({
+      Workload: [true, true],
+      Volume: [true, true],
+      Sandbox: [true, true],
+    });
+    const page = readFileSync(join(REPO_ROOT, "docs", "resources", "volume.md"), "utf8");
+    expect(page).toContain('resource_name_="gpu-rental-small"');
+  });
 });

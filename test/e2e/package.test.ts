@@ -202,7 +202,7 @@ describe("the packed package, installed into an empty project", () => {
         "dist/client/index.d.ts",
         "dist/server/cli.js",
         "dist/provider/dynamic.js",
-        "dist/dynamic/provider/dynamic-adapter.js",
+        "dist/dynamic/provider/dynamic/adapter.js",
         "dist/dynamic/client/client.js",
         "dist/server/sandbox/agent.mts",
         "dist/server/dashboard/public/index.html",
@@ -238,11 +238,14 @@ describe("the packed package, installed into an empty project", () => {
     const pkgDir = `${pathToFileURL(join(project, "node_modules", "pulumi-cws")).href}/`;
     const ours = out.loaded.filter((u) => u.startsWith(pkgDir)).map((u) => u.slice(pkgDir.length));
     expect(ours).toEqual(
-      expect.arrayContaining(["dist/dynamic/provider/dynamic-adapter.js", "dist/dynamic/client/client.js"]),
+      expect.arrayContaining(["dist/dynamic/provider/dynamic/adapter.js", "dist/dynamic/client/client.js"]),
     );
     // Beside the bundle, only the entry and its loader; no compiled module, no dependency.
     const outside = ours.filter((f) => !f.startsWith("dist/dynamic/"));
-    expect([...new Set(outside)].sort()).toEqual(["dist/provider/dynamic.js", "dist/provider/load.js"]);
+    expect([...new Set(outside)].sort()).toEqual([
+      "dist/provider/dynamic.js",
+      "dist/provider/dynamic/load.js",
+    ]);
     expect(out.loaded.filter((u) => /\/node_modules\/(zod|undici|ws)\//.test(u))).toEqual([]);
   });
 

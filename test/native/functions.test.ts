@@ -7,7 +7,7 @@ import {
   getVmImages,
   getWorkloadTemplates,
   lookup,
-} from "../../provider/functions.ts";
+} from "../../provider/resources/functions/controller.ts";
 import { DEMO_TOKEN } from "../helpers/http.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

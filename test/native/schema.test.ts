@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { RESOURCES } from "../../provider/registry.ts";
-import { WORKLOAD_INPUTS } from "../../api/property-names.ts";
-import { generatedSchema } from "../../scripts/gen-schema.ts";
+import { DEFINITIONS, RESOURCES } from "../../provider/registry.ts";
+import { staleFiles } from "../../scripts/gen.ts";
 import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
 
 interface Schema {
@@ -16,27 +15,28 @@ interface Schema {
 const schema = JSON.parse(readFileSync(join(REPO_ROOT, "schema.json"), "utf8")) as Schema;
 
 describe("schema.json", () => {
-  it("is what `npm run schema` generates from the modules, the contract and the docs", () => {
-    expect(readFileSync(join(REPO_ROOT, "schema.json"), "utf8")).toBe(generatedSchema());
+  it("and every other generated file (SDK classes, reference pages) is what `npm run gen` writes", async () => {
+    expect(await staleFiles()).toEqual([]);
   });
 
-  it("has a cws:index token for every resource module, with the SDK's input names", () => {
+  it("has a cws:index token for every resource module, with the definition's input names", () => {
     expect(Object.keys(schema.resources).sort()).toEqual(
       Object.keys(RESOURCES)
         .map((n) => `cws:index:${n}`)
         .sort(),
     );
     expect(Object.keys(schema.resources["cws:index:Workload"]!.inputProperties).sort()).toEqual(
-      [...WORKLOAD_INPUTS].sort(),
+      Object.keys(DEFINITIONS.Workload!.inputs).sort(),
     );
   });
 
-  it("marks the API token and passwords secret and describes inputs from the docs", () => {
+  it("marks the API token and passwords secret and describes inputs from the definitions", () => {
     expect(schema.config.variables.apiToken!.secret).toBe(true);
     const wl = schema.resources["cws:index:Workload"]!.inputProperties;
     expect(wl.registryAuth!.secret).toBe(true);
     expect(wl.vmConfig!.secret).toBe(true);
     expect(wl.image!.description).toMatch(/redeploys/);
+    expect(wl.resourceName!.description).toMatch(/In Python it is `resource_name_`/);
     expect(schema.resources["cws:index:WorkloadTemplate"]!.inputProperties.manifest!.secret).toBe(true);
     expect(Object.keys(schema.functions)).toEqual(
       expect.arrayContaining([

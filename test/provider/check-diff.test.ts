@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RESOURCES } from "../../provider/registry.ts";
-import { UNKNOWN } from "../../provider/unknowns.ts";
+import { UNKNOWN } from "../../provider/core/unknowns.ts";
+import { diffWords } from "../../provider/core/diff-words.ts";
 
 const { Workload, Sandbox, Volume, SshKey, WorkloadTemplate } = RESOURCES as Required<typeof RESOURCES>;
 const ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx user@host";
@@ -135,6 +136,27 @@ describe("Sandbox", () => {
     ).toBe(false);
   });
 
+  it("shows a sandbox the service reports in error (lost at a restart) as the redeploy that repairs it", () => {
+    const lost = { ...sb, status: "error" };
+    expect(Sandbox!.diff("s", lost, sb)).toMatchObject({
+      changes: true,
+      replaces: [],
+      detail: { status: "redeploy" },
+    });
+    expect(Sandbox!.diff("s", { ...sb, status: "running" }, sb).changes).toBe(false);
+    // A change that replaces it anyway is still a replace.
+    expect(Sandbox!.diff("s", lost, { ...sb, template: "tpl-2" }).replaces).toEqual(["template"]);
+    expect(diffWords("Sandbox", Sandbox!.diff("s", lost, sb), "box", "error")).toEqual([
+      "sandbox box is in error on the service: up redeploys it to repair it",
+    ]);
+  });
+
+  it("a workload in error that the program keeps undeployed is no drift", () => {
+    const wl = { ...rental, deploy: false };
+    expect(Workload!.diff("w", { ...wl, status: "error" }, wl).detail.status).toBeUndefined();
+    expect(Workload!.diff("w", { ...rental, status: "error" }, rental).detail.status).toBe("redeploy");
+  });
+
   it("checks names, ports, timeouts and the template", () => {
     expect(Sandbox!.check({}, sb).failures).toEqual([]);
     const bad = Sandbox!.check(
@@ -203,7 +225,7 @@ describe("Volume, SshKey and WorkloadTemplate", () => {
 
 describe("refresh shapes what it reads like the program", () => {
   it("keeps the program's spelling where the service means the same, and shows real drift", async () => {
-    const { keepProgramShape, portsNormaliser } = await import("../../provider/diff.ts");
+    const { keepProgramShape, portsNormaliser } = await import("../../provider/core/diff.ts");
     const rules = {
       image: { kind: "redeploy" as const },
       ports: { kind: "redeploy" as const, normalise: portsNormaliser(true) },

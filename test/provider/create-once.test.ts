@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CwsConflictError, CwsServerError } from "../../client/index.ts";
-import { CREATE_ATTEMPTS, createOnce } from "../../provider/common.ts";
+import { CREATE_ATTEMPTS, createOnce } from "../../provider/core/create-once.ts";
 
 type Item = { uid: string; name: string; spec: string; at: number };
 

@@ -1,8 +1,10 @@
-/** docs/resources.md states the rules of the one table of workload fields (api/workload-fields.ts). */
+/**
+ * The generated reference pages (docs/resources/workload.md, sandbox.md) state the rules of the one
+ * table of workload fields (api/workload-fields.ts).
+ */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
-  SANDBOX_SERVICE_INPUTS,
   WORKLOAD_FIELD_NAMES,
   changeOf,
   createAccepts,
@@ -10,13 +12,23 @@ import {
   type FieldChange,
   type WorkloadFieldName,
 } from "../../api/index.ts";
-import { RENAMED, serviceField, snakeToCamel } from "../../provider/wire.ts";
+import { serviceField, snakeToCamel } from "../../provider/core/wire.ts";
+import { renamesOf } from "../../provider/core/definition.ts";
+import { DEFINITIONS } from "../../provider/registry.ts";
+import { SERVICE_INPUTS } from "../../provider/resources/sandbox/definition.ts";
 
-const DOC = readFileSync(new URL("../../docs/resources.md", import.meta.url), "utf8");
+/** Each resource's renamed properties, from its definition. */
+const RENAMED = Object.fromEntries(Object.entries(DEFINITIONS).map(([k, d]) => [k, renamesOf(d)])) as Record<
+  "Workload" | "Sandbox" | "SandboxTemplate" | "Volume" | "SshKey" | "WorkloadTemplate",
+  ReturnType<typeof renamesOf>
+>;
 
-/** The rows of the first table after `heading`, keyed by their first cell. */
-function table(heading: string): Map<string, Record<string, string>> {
-  const section = DOC.slice(DOC.indexOf(heading));
+const page = (kind: string) =>
+  readFileSync(new URL(`../../docs/resources/${kind}.md`, import.meta.url), "utf8");
+
+/** The rows of the first table after `heading` on a page, keyed by their first cell (without backticks). */
+function table(doc: string, heading: string): Map<string, Record<string, string>> {
+  const section = doc.slice(doc.indexOf(heading));
   const lines = section.split("\n");
   const start = lines.findIndex((l) => l.startsWith("|"));
   const rows: string[][] = [];
@@ -30,29 +42,32 @@ function table(heading: string): Map<string, Record<string, string>> {
     );
   }
   const [head, , ...body] = rows;
-  return new Map(body.map((r) => [r[0]!, Object.fromEntries(head!.map((h, i) => [h, r[i]!]))]));
+  return new Map(
+    body.map((r) => [r[0]!.replace(/`/g, ""), Object.fromEntries(head!.map((h, i) => [h, r[i]!]))]),
+  );
 }
 
 const LABEL: Record<FieldChange, string> = {
-  update: "update",
-  redeploy: "update, redeploys",
+  update: "update in place",
+  redeploy: "update in place; redeploys a deployed workload",
   replace: "replace",
 };
 
 const WORKLOAD_TYPES = ["RENTAL", "VM", "BM"] as const;
 
-describe("docs/resources.md agrees with WORKLOAD_FIELDS", () => {
+describe("the reference pages agree with WORKLOAD_FIELDS", () => {
   it("Workload: every service field with its types and how a change is applied", () => {
-    const rows = table("## Workload (RENTAL, VM, BM)");
+    const rows = table(page("workload"), "## Inputs");
     const fields = WORKLOAD_FIELD_NAMES.filter((f) => f !== "sandbox_config");
     for (const f of fields) {
       const row = rows.get(snakeToCamel(f));
       expect(row, `docs row for ${f}`).toBeDefined();
       const types = WORKLOAD_TYPES.filter((t) => createAccepts(t, f));
-      expect(row!.Types, `types of ${f}`).toBe(types.length === 3 ? "all" : types.join(", "));
+      const stated = /Workload types: ([A-Z, ]+)\./.exec(row!.Description!)?.[1];
+      expect(stated, `types of ${f}`).toBe(types.length === 3 ? undefined : types.join(", "));
       const kinds = new Set(types.map((t) => changeOf(t, f)));
       expect(kinds.size, `one change kind for ${f}`).toBe(1);
-      expect(row!["Applied by"], `change of ${f}`).toBe(LABEL[[...kinds][0]!]);
+      expect(row!["A change"], `change of ${f}`).toBe(LABEL[[...kinds][0]!]);
       // A field is either fixed at creation or accepted by PATCH for every type that creates it.
       const patched = types.filter((t) => patchAccepts(t, f));
       expect(patched.length === 0 || patched.length === types.length, `PATCH of ${f}`).toBe(true);
@@ -60,11 +75,11 @@ describe("docs/resources.md agrees with WORKLOAD_FIELDS", () => {
   });
 
   it("Sandbox: every input that stands for a service field", () => {
-    const rows = table("## Sandbox");
-    for (const input of SANDBOX_SERVICE_INPUTS) {
+    const rows = table(page("sandbox"), "## Inputs");
+    for (const input of SERVICE_INPUTS) {
       // The service field the input is sent in (wire.ts): template is image, ttlSec is in sandbox_config.
       const f = serviceField(input, RENAMED.Sandbox) as WorkloadFieldName;
-      expect(rows.get(input)?.["Applied by"], `change of ${input}`).toBe(LABEL[changeOf("SANDBOX", f)]);
+      expect(rows.get(input)?.["A change"], `change of ${input}`).toBe(LABEL[changeOf("SANDBOX", f)]);
     }
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workload as WireWorkload } from "../../api/index.ts";
 import { CwsClient } from "../../client/index.ts";
 import { RESOURCES } from "../../provider/registry.ts";
-import type { Context, Props } from "../../provider/resource.ts";
+import type { Context, Props } from "../../provider/core/types.ts";
 import { admin, api } from "../helpers/http.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -145,7 +145,11 @@ describe("Workload module", () => {
 
     const read = await Workload!.read(ctx, id, outputs);
     expect(read!.inputs.deploy).toBe(false);
-    expect(Workload!.diff(id, read!.outputs, inputs).detail).toEqual({ deploy: "update" });
+    // Broken is drift: the preview names the redeploy that repairs it.
+    expect(Workload!.diff(id, read!.outputs, inputs).detail).toEqual({
+      deploy: "update",
+      status: "redeploy",
+    });
     const after = await Workload!.update(ctx, id, read!.outputs, inputs);
     expect(after.status).toBe("running");
     const healthy = await Workload!.read(ctx, id, after);

@@ -5,10 +5,10 @@
  */
 import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as dynamic from "../../provider/dynamic-adapter.ts";
+import * as dynamic from "../../provider/dynamic/adapter.ts";
 import { CwsPlugin } from "../../provider/native/server.ts";
 import { SIG_KEY, encode, secret } from "../../provider/native/values.ts";
-import type { Props } from "../../provider/resource.ts";
+import type { Props } from "../../provider/core/types.ts";
 import {
   MIGRATIONS,
   STATE_VERSION,
@@ -16,7 +16,7 @@ import {
   fromState,
   toState,
   type Migration,
-} from "../../provider/state.ts";
+} from "../../provider/core/state.ts";
 import { api, DEMO_TOKEN } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
 
@@ -81,12 +81,12 @@ describe("version 0 state through the front ends", () => {
   });
   afterAll(() => void MIGRATIONS.splice(MIGRATIONS.indexOf(RENAME), 1));
 
-  it("dynamic: check and diff see today's shape: no change against the same program", () => {
+  it("dynamic: check and diff see today's shape: no change against the same program", async () => {
     const olds = versionZero(INPUTS);
     const checked = dynamic.check("Workload", olds, INPUTS);
     expect(checked.failures).toEqual([]);
     expect(checked.inputs[STATE_VERSION_KEY]).toBe(STATE_VERSION);
-    expect(dynamic.diff("Workload", uid, olds, checked.inputs).changes).toBe(false);
+    expect((await dynamic.diff("Workload", uid, olds, checked.inputs)).changes).toBe(false);
   });
 
   it("native: diff sees no change, and read keeps the renamed secret, still secret", async () => {

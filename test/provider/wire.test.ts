@@ -11,9 +11,10 @@ import {
   Workload,
   WorkloadCreate,
   sandboxTimeoutViolation,
+  TemplateCreate,
+  WorkloadTemplate,
 } from "../../api/index.ts";
 import {
-  RENAMED,
   failureOf,
   fromWire,
   propsFrom,
@@ -22,7 +23,15 @@ import {
   toWire,
   wireFieldToProperty,
   type WireName,
-} from "../../provider/wire.ts";
+} from "../../provider/core/wire.ts";
+import { renamesOf } from "../../provider/core/definition.ts";
+import { DEFINITIONS } from "../../provider/registry.ts";
+
+/** Each resource's renamed properties, from its definition. */
+const RENAMED = Object.fromEntries(Object.entries(DEFINITIONS).map(([k, d]) => [k, renamesOf(d)])) as Record<
+  "Workload" | "Sandbox" | "SandboxTemplate" | "Volume" | "SshKey" | "WorkloadTemplate",
+  ReturnType<typeof renamesOf>
+>;
 
 describe("toWire and fromWire", () => {
   it("convert every key at every depth, leave experiment names alone and drop unset members", () => {
@@ -160,6 +169,7 @@ const SCHEMAS: Record<keyof typeof RENAMED, { body: z.ZodType; record: z.ZodType
   SandboxTemplate: { body: PublishBody, record: SandboxTemplate },
   SshKey: { body: SshKeyCreate, record: SshKey },
   Volume: { body: VolumeCreate, record: Volume },
+  WorkloadTemplate: { body: TemplateCreate, record: WorkloadTemplate },
 };
 
 /** Whether a dotted path names a field of a zod object (through optional and nullable). */
@@ -174,7 +184,7 @@ function hasPath(schema: z.ZodType, path: string): boolean {
   return true;
 }
 
-describe("RENAMED", () => {
+describe("the definitions' wire names", () => {
   it("names only fields the contract has", () => {
     for (const [resource, renames] of Object.entries(RENAMED) as [
       keyof typeof RENAMED,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { workload } from "../../provider/workload.ts";
+import { RESOURCES } from "../../provider/registry.ts";
+
+const workload = RESOURCES.Workload!;
 
 const vm = { type: "VM", name: "vm", image: "ubuntu-22.04", resourceName: "vm-standard" };
 const web = { type: "RENTAL", name: "web", image: "nginx:1.27", resourceName: "gpu-rental-small" };

@@ -1,6 +1,6 @@
 /**
  * A program that imports `pulumi-cws/sdk` (or `pulumi-cws/sdk/native`) loads @pulumi/pulumi and
- * the shared names it needs, never the provider, the client or their dependencies (undici, zod):
+ * the generated classes, never the contract, the provider, the client or their dependencies (undici, zod):
  * the engine loads those in its own provider process. A fresh Node process imports the SDK under
  * a resolve hook that records every module it loads.
  */
@@ -47,19 +47,26 @@ function loadSdk(entry: string): { files: Loaded[]; exports: string[] } {
 }
 
 /** What a program must not load just by importing the SDK. */
-const FORBIDDEN = [/^client\//, /^provider\//, /(^|\/)node_modules\/undici\//, /(^|\/)node_modules\/zod\//];
+const FORBIDDEN = [
+  /^api\//,
+  /^client\//,
+  /^provider\//,
+  /(^|\/)node_modules\/undici\//,
+  /(^|\/)node_modules\/zod\//,
+];
 
 describe.each([
   ["pulumi-cws/sdk", "sdk/index.ts"],
   ["pulumi-cws/sdk/native", "sdk/native/index.ts"],
 ])("%s", (entry, file) => {
-  it("loads @pulumi/pulumi and the shared names, nothing of the provider, client, undici or zod", () => {
+  it("loads @pulumi/pulumi and the generated classes, nothing of the contract, provider, client, undici or zod", () => {
     const { files, exports } = loadSdk(entry);
     const paths = files.map((f) => f.file);
     // The hook sees the SDK, its shared names and @pulumi/pulumi: an empty list cannot pass.
     expect(exports).toEqual(expect.arrayContaining(["Workload", "Sandbox", "Volume", "SshKey"]));
     expect(paths).toContain(file);
-    expect(paths).toContain("api/property-names.ts");
+    // The generated classes carry their property names: nothing of api/ is needed either.
+    expect(paths).toContain("sdk/workload.ts");
     expect(paths.some((p) => p.startsWith("node_modules/@pulumi/pulumi/"))).toBe(true);
     const forbidden = files.filter((f) => FORBIDDEN.some((re) => re.test(f.file)));
     expect(forbidden.map((f) => `${f.file} (imported by ${f.from})`)).toEqual([]);

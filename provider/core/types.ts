@@ -13,7 +13,7 @@
  *   operation's deadline (`Context.timeoutMs`, else the resource's `readyTimeoutSec`, default
  *   600 s): 429/503 bursts are waited out until then. Waits stop when `Context.signal` aborts.
  */
-import type { CwsClient } from "../client/index.ts";
+import type { CwsClient } from "../../client/index.ts";
 
 export type Props = Record<string, unknown>;
 
@@ -45,8 +45,8 @@ export interface Context {
   log(message: string): void;
   /**
    * The program's customTimeouts for this operation, in ms. When set it replaces the
-   * `readyTimeoutSec` default for waits and bounds retry waiting. The dynamic front end never
-   * sets it (the mechanism does not pass customTimeouts).
+   * `readyTimeoutSec` default for waits and bounds retry waiting. The native plugin has it from
+   * the engine; the dynamic front end from the resource class (`__timeouts`, sdk/resource.ts).
    */
   timeoutMs?: number;
   /** Cancellation: waits and retry sleeps stop promptly when it aborts. */

@@ -16,7 +16,7 @@
  * previous version to MIGRATIONS, and record the new release's state (npm run
  * record-upgrade-fixtures) so the upgrade test replays both.
  */
-import type { Props } from "./resource.ts";
+import type { Props } from "./types.ts";
 
 /** The shape of state this version writes. */
 export const STATE_VERSION = 1;

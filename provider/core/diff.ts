@@ -4,7 +4,7 @@
  * show as changes. An input set before and unset now is a change to its empty value; an input
  * never set is not managed and never differs.
  */
-import type { ChangeKind, DiffResult, Props } from "./resource.ts";
+import type { ChangeKind, DiffResult, Props } from "./types.ts";
 import { UNKNOWN } from "./unknowns.ts";
 
 export type Normaliser = (value: unknown) => unknown;

@@ -4,13 +4,13 @@
  * A property stands for the wire field of the same name in snake_case, at every depth
  * (`registryAuth.username` is `registry_auth.username`; the rule itself is api/property-names.ts).
  * Keys under `experiments` are opaque switch names ("reserved-gpu") and pass through unchanged.
- * The few properties named otherwise are in RENAMED, each with its reason. Resource modules build
+ * The few properties named otherwise say so in their resource's definition (`wire`), each with its reason. Resource modules build
  * request bodies with toWire, read the service's objects with propsFrom and fromWire, and report
  * the contract's violations with failureOf or schemaFailures, so that no module renames a key by hand.
  */
-import { camelToSnake, snakeToCamel, zodViolations } from "../api/index.ts";
-import type { CheckFailure, Props } from "./resource.ts";
-import { valueAt } from "./unknowns.ts";
+import { camelToSnake, snakeToCamel, zodViolations } from "../../api/index.ts";
+import type { CheckFailure, Props } from "./types.ts";
+import { containsUnknown, valueAt } from "./unknowns.ts";
 
 export { camelToSnake, snakeToCamel };
 
@@ -28,57 +28,9 @@ export type Renames = Readonly<Record<string, WireName>>;
  * Outputs from a workload's or volume's state summary (`state`): its fields are top-level
  * outputs, and its `message` is `statusMessage`, which says whose message it is.
  */
-function fromState(...properties: string[]): Renames {
-  const field = (p: string) => (p === "statusMessage" ? "message" : camelToSnake(p));
-  return Object.fromEntries(properties.map((p) => [p, { record: `state.${field(p)}` }]));
+export function fromStateSummary(property: string): WireName {
+  return { record: `state.${property === "statusMessage" ? "message" : camelToSnake(property)}` };
 }
-
-/** What every workload record (RENTAL, VM, BM and SANDBOX) keeps elsewhere than its create body. */
-const WORKLOAD_RECORD = {
-  // The record embeds the whole inventory resource whose name the create body gives.
-  resourceName: { record: "resource.name" },
-  ...fromState("status", "statusMessage", "urls", "publicIp", "sshPort", "readyReplicas", "totalReplicas"),
-} as const satisfies Renames;
-
-/** Every property, per resource, whose wire field is not the snake_case of its name, and why. */
-export const RENAMED = {
-  Workload: {
-    ...WORKLOAD_RECORD,
-    // The record reports a BM workload's region inside bm_config.
-    region: { record: "bm_config.region" },
-    // The whole inventory resource as an output: `resourceName` is already the input naming it.
-    inventory: { record: "resource" },
-  },
-  Sandbox: {
-    ...WORKLOAD_RECORD,
-    // A sandbox is a SANDBOX workload whose `image` is the UID of the sandbox template it starts
-    // from (spec 2.1), so the resource calls it what it is. The record reports it in sandbox_config.
-    template: { body: "image", record: "sandbox_config.template_uid" },
-    templateUid: { record: "sandbox_config.template_uid" },
-    // A fork is made by a request on its parent (POST .../fork); the record names the parent in
-    // sandbox_config: `forkFrom` as the input that made it, `parentUid` as an output.
-    forkFrom: { record: "sandbox_config.parent_workload_uid" },
-    parentUid: { record: "sandbox_config.parent_workload_uid" },
-    // sandbox_config holds nothing but the two timeouts: the resource takes them as top-level inputs.
-    ttlSec: "sandbox_config.ttl_sec",
-    idleTimeoutSec: "sandbox_config.idle_timeout_sec",
-  },
-  SandboxTemplate: {
-    // The inventory shape the template's sandboxes get. On Workload, Sandbox and Volume
-    // `resourceName` is an input the program chooses; here it is a fact the template reports.
-    templateResourceName: { record: "resource_name" },
-  },
-  SshKey: {
-    // The service takes the key as ssh_key and returns it as public_key_raw. The resource has one
-    // name for both, which does not read like the key UIDs that a workload's `sshKeys` hold.
-    publicKey: { body: "ssh_key", record: "public_key_raw" },
-  },
-  Volume: {
-    // The create body takes size_in_mb; the record reports it as `size` (also an output).
-    sizeInMb: { record: "size" },
-    ...fromState("status", "statusMessage"),
-  },
-} as const satisfies Record<string, Renames>;
 
 function path(property: string, renames: Renames, side: "body" | "record"): string {
   const name = renames[property];
@@ -195,4 +147,17 @@ export function schemaFailures(
   const r = schema.safeParse(body);
   if (r.success) return [];
   return zodViolations(r.error as never, "INVALID_BODY").map((v) => failureOf(v, renames));
+}
+
+/**
+ * The contract's failures for a create body made of `inputs` (camelCase, `renames` applied);
+ * none while a value is still unknown at preview.
+ */
+export function contractFailures(
+  schema: Parameters<typeof schemaFailures>[0],
+  inputs: Props,
+  renames: Renames = {},
+): CheckFailure[] {
+  const body = toWire(inputs, renames);
+  return containsUnknown(body) ? [] : schemaFailures(schema, body, renames);
 }

@@ -1,28 +1,29 @@
-/** What the Workload and Sandbox modules share: reading a live workload and creating one once. */
-import type { ForkBody, Workload, WorkloadCreate, WorkloadOperation, WorkloadStatus } from "../api/index.ts";
-import { isAmbiguous } from "../client/errors.ts";
-import { CREATE_ATTEMPTS, collect, createOnce, createdSince, messageOf, unlessGone } from "./common.ts";
+/**
+ * What Workloads and Sandboxes share on the wire (a sandbox is a SANDBOX workload): reading a live
+ * workload, creating or forking one at most once, and lifecycle transitions run once.
+ */
+import { z } from "zod";
+import {
+  Url,
+  WorkloadStateSummary,
+  type ForkBody,
+  type Workload,
+  type WorkloadCreate,
+  type WorkloadOperation,
+  type WorkloadStatus,
+} from "../../api/index.ts";
+import { isAmbiguous } from "../../client/errors.ts";
+import { CREATE_ATTEMPTS, collect, createOnce, createdSince } from "./create-once.ts";
+import { messageOf, unlessGone } from "./values.ts";
 import { canonical } from "./diff.ts";
-import { PartialStateError, type Context, type Props } from "./resource.ts";
+import type { OutputDef } from "./definition.ts";
+import type { Context, Props } from "./types.ts";
+import { fromStateSummary } from "./wire.ts";
 
 /** The workload, or undefined when it is gone or soft-deleted. */
 export async function liveWorkload(ctx: Context, uid: string): Promise<Workload | undefined> {
   const w = await unlessGone(() => ctx.client.workloads.get(uid));
   return w && w.state.status !== "deleted" ? w : undefined;
-}
-
-/** Outputs from the service's current record, falling back to the inputs when even that fails. */
-export async function currentOutputs(
-  ctx: Context,
-  uid: string,
-  inputs: Props,
-  outputsOf: (w: Workload, inputs: Props) => Props,
-): Promise<Props> {
-  try {
-    return outputsOf(await ctx.client.workloads.get(uid), inputs);
-  } catch {
-    return { ...inputs, uid };
-  }
 }
 
 const ports = (
@@ -162,21 +163,36 @@ export function forkOnce(
   });
 }
 
+/** The lifecycle calls on a workload (deploy, suspend) or sandbox (freeze, thaw). */
+const TRANSITIONS = {
+  deploy: (ctx: Context, uid: string) => ctx.client.workloads.deploy(uid),
+  suspend: (ctx: Context, uid: string) => ctx.client.workloads.suspend(uid),
+  freeze: (ctx: Context, uid: string) => ctx.client.sandboxes.freeze(uid),
+  thaw: (ctx: Context, uid: string) => ctx.client.sandboxes.thaw(uid),
+};
+
+const DOING: Record<keyof typeof TRANSITIONS, string> = {
+  deploy: "deploying",
+  suspend: "suspending",
+  freeze: "freezing",
+  thaw: "thawing",
+};
+
 /**
- * Runs a state transition (deploy, suspend, freeze, thaw) at most once. The client does not
- * repeat these after an ambiguous failure; here the workload's state says whether it happened,
- * and it is sent again only when it did not.
+ * Runs a state transition (deploy, suspend, freeze, thaw) at most once, saying so. The client
+ * does not repeat these after an ambiguous failure; here the workload's state says whether it
+ * happened (`happened`), and it is sent again only when it did not.
  */
 export async function transitionOnce(
   ctx: Context,
   uid: string,
-  what: string,
-  send: () => Promise<unknown>,
+  what: keyof typeof TRANSITIONS,
   happened: (status: WorkloadStatus) => boolean,
 ): Promise<void> {
+  ctx.log(`${DOING[what]} ${uid}`);
   for (let attempt = 1; ; attempt++) {
     try {
-      await send();
+      await TRANSITIONS[what](ctx, uid);
       return;
     } catch (e) {
       if (!isAmbiguous(e) || attempt >= CREATE_ATTEMPTS) throw e;
@@ -188,26 +204,23 @@ export async function transitionOnce(
   }
 }
 
-/**
- * Runs `work` on a workload that exists on the service and returns its outputs. A failure keeps
- * the workload in state (a partially created or updated resource) with the service's message.
- */
-export async function settle(
-  ctx: Context,
-  uid: string,
-  inputs: Props,
-  outputsOf: (w: Workload, inputs: Props) => Props,
-  failure: string,
-  work: () => Promise<void>,
-): Promise<Props> {
-  try {
-    await work();
-  } catch (e) {
-    throw new PartialStateError(
-      uid,
-      await currentOutputs(ctx, uid, inputs, outputsOf),
-      `${failure}: ${messageOf(e)}`,
-    );
-  }
-  return currentOutputs(ctx, uid, inputs, outputsOf);
-}
+/** The record embeds the whole inventory resource whose name the create body gives. */
+export const RESOURCE_NAME_WIRE = { record: "resource.name" } as const;
+
+const state = WorkloadStateSummary.shape;
+
+/** Outputs every workload record has (RENTAL, VM, BM and SANDBOX), from its state summary. */
+export const workloadOutputs: Record<string, OutputDef> = {
+  status: {
+    type: state.status,
+    description: "The service's status: registered, provisioning, running, error, suspended, frozen.",
+    wire: fromStateSummary("status"),
+  },
+  statusMessage: {
+    type: state.message,
+    description: "The service's message about the status.",
+    wire: fromStateSummary("statusMessage"),
+  },
+  urls: { type: z.array(Url), description: "Public URLs, one per port.", wire: fromStateSummary("urls") },
+  sshPort: { type: z.number().int(), description: "The SSH port.", wire: fromStateSummary("sshPort") },
+};

@@ -1,0 +1,132 @@
+/**
+ * What a resource is, stated once: each property with its type (from the api/ contract), its
+ * description, whether it is required or secret, its default, how a change of it is applied, and
+ * where the service keeps it when its wire name is not the snake_case of its own. The lifecycle
+ * (lifecycle.ts) derives its diff rules and wire renames from here; the generators
+ * (scripts/gen.ts) derive the schema, the SDK classes and the reference pages.
+ */
+import { z } from "zod";
+import { Timestamp } from "../../api/index.ts";
+import type { FieldRule, Normaliser } from "./diff.ts";
+import type { CheckFailure, ChangeKind, Props } from "./types.ts";
+import type { Renames, WireName } from "./wire.ts";
+
+export interface InputDef {
+  type: z.ZodType;
+  description: string;
+  /** How a change is applied; `none` for inputs that are never compared (adoptUid). */
+  change: ChangeKind | "none";
+  required?: boolean;
+  /** The value an unset input means (compared even when unset). */
+  default?: unknown;
+  secret?: boolean;
+  normalise?: Normaliser;
+  /** Sub-fields the service never returns (passwords): not compared after an import. */
+  writeOnly?: readonly string[];
+  /** Where the service keeps it, when not at the snake_case of its name. */
+  wire?: WireName;
+  /**
+   * The SDK's spelling in languages where the usual one clashes with a name of its own: Python's
+   * first constructor argument is `resource_name`, so its SDK spells a `resourceName` input
+   * `resource_name_`. The reference pages and docstrings say so.
+   */
+  languageNames?: { python?: string };
+  /** The SDK's TypeScript type, where the contract's is looser than what a program writes. */
+  typescript?: { type: string };
+}
+
+export interface OutputDef {
+  type: z.ZodType;
+  description: string;
+  wire?: WireName;
+}
+
+export interface Definition {
+  /** Type name within the package: `cws:index:<name>`. */
+  name: string;
+  /** What it is called in messages ("workload", "SSH key"). */
+  what: string;
+  description: string;
+  inputs: Record<string, InputDef>;
+  outputs: Record<string, OutputDef>;
+  /** Rules no single property states (combinations, transitions); failures name the property. */
+  validate?(olds: Props, news: Props): CheckFailure[];
+  /** Whether a `redeploy` change redeploys now (false: the object is not deployed, a plain update). */
+  redeploys?(olds: Props): boolean;
+  /** Whether a replacement must delete the old object first. */
+  deleteBeforeReplace?(olds: Props, news: Props): boolean;
+  /**
+   * The `status` values in which the service reports the object broken (error, lost) while the
+   * program wants it running: a refresh that finds one makes the next preview show the update
+   * that repairs it.
+   */
+  broken?: readonly string[];
+  /** What to say when the object exists but did not reach its state ("did not come up"). */
+  notReady?: string;
+  /** TypeScript declarations the SDK class needs besides its Args (types named by `typescript`). */
+  typescript?: string;
+  /** What the reference page says besides its tables (markdown): behaviour a user meets. */
+  notes?: string;
+  /** An example of inputs for the reference page, in every language. */
+  example: Props;
+}
+
+/** The adoption input every adoptable resource has (lifecycle.ts handles it). */
+export const ADOPT_UID: InputDef = {
+  type: z.string(),
+  description:
+    "UID of an object that already exists on the service. Create takes it under management instead of making a new one: fields that only change by replacement must match, the others are updated to the program's values.",
+  change: "none",
+};
+
+/** The uid output every resource has: its id. */
+export const uidOutput = (what: string): OutputDef => ({
+  type: z.string(),
+  description: `The ${what}'s uid (its id).`,
+});
+
+/** When the service made and last changed the object. */
+export const TIMESTAMPS: Record<"createdAt" | "updatedAt", OutputDef> = {
+  createdAt: { type: Timestamp, description: "When it was created." },
+  updatedAt: { type: Timestamp, description: "When it was last changed." },
+};
+
+/** The wait every resource that waits for a state has. */
+export function readyTimeout(what: string, defaultSec: number): InputDef {
+  return {
+    type: z.number().int(),
+    description: `How long create and update wait for ${what}, in seconds (default ${defaultSec}); customTimeouts take precedence.`,
+    change: "update",
+    default: defaultSec,
+  };
+}
+
+/** The diff rule of every compared input. */
+export function rulesOf(def: Definition): Record<string, FieldRule> {
+  const rules: Record<string, FieldRule> = {};
+  for (const [k, p] of Object.entries(def.inputs)) {
+    if (p.change === "none") continue;
+    rules[k] = { kind: p.change, normalise: p.normalise, default: p.default, writeOnly: p.writeOnly };
+  }
+  return rules;
+}
+
+/** Every property (input or output) whose wire field is not the snake_case of its name. */
+export function renamesOf(def: Definition): Renames {
+  const out: Record<string, WireName> = {};
+  for (const [k, p] of [...Object.entries(def.inputs), ...Object.entries(def.outputs)])
+    if (p.wire) out[k] = p.wire;
+  return out;
+}
+
+export const secretsOf = (def: Definition) =>
+  Object.entries(def.inputs)
+    .filter(([, p]) => p.secret)
+    .map(([k]) => k);
+
+export const requiredOf = (def: Definition) =>
+  Object.entries(def.inputs)
+    .filter(([, p]) => p.required)
+    .map(([k]) => k);
+
+export const isAdoptable = (def: Definition) => def.inputs.adoptUid !== undefined;

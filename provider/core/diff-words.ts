@@ -1,0 +1,25 @@
+/**
+ * What a change does, in words, said at preview on the resource's own line by both front ends
+ * (the dynamic one learns the resource's URN from its class: `__urn`).
+ */
+import type { DiffResult } from "./types.ts";
+
+const changes = (keys: string[]) => `${keys.join(", ")} change${keys.length === 1 ? "s" : ""}`;
+
+/**
+ * What the change does, in words, for the resource's line: which changes make the service
+ * redeploy (restart) it, and which are applied in place without one. Nothing when it is replaced.
+ */
+export function diffWords(type: string, d: DiffResult, name: unknown, status?: unknown): string[] {
+  const keys = Object.keys(d.detail).filter((k) => k !== "status");
+  const what = `${type.toLowerCase()}${typeof name === "string" ? ` ${name}` : ""}`;
+  const words: string[] = [];
+  if (d.detail.status && !d.replaces.length)
+    words.push(`${what} is in ${String(status)} on the service: up redeploys it to repair it`);
+  if (!keys.length || d.replaces.length) return words;
+  const redeploys = keys.filter((k) => d.detail[k] === "redeploy");
+  const inPlace = keys.filter((k) => d.detail[k] === "update");
+  if (redeploys.length) words.push(`${changes(redeploys)}: the service redeploys ${what} (restart)`);
+  if (inPlace.length) words.push(`${changes(inPlace)}: updated in place, no redeploy`);
+  return words;
+}

@@ -1,0 +1,199 @@
+/**
+ * The one lifecycle every resource runs: a definition (what each property is and how a change of
+ * it is applied) and a controller (the calls to the API) make a ResourceModule. Check, diff,
+ * create at most once or adopt, waits under the operation's timeout, partial state, and the
+ * mapping of what the service has back to inputs and outputs are all here, once.
+ */
+import { diffFields, keepProgramShape, type FieldRule } from "./diff.ts";
+import { isAdoptable, renamesOf, requiredOf, rulesOf, type Definition } from "./definition.ts";
+import { withBudget } from "./timeouts.ts";
+import {
+  PartialStateError,
+  type ChangeKind,
+  type Context,
+  type DiffResult,
+  type Props,
+  type ResourceModule,
+} from "./types.ts";
+import { compact, messageOf, onePerProperty, pick, unlessGone } from "./values.ts";
+import { propsFrom } from "./wire.ts";
+
+export interface Controller<R extends object> {
+  /** The live object, or undefined when the service no longer has it (404, soft-deleted). */
+  get(ctx: Context, id: string): Promise<R | undefined>;
+  /** The inputs that reproduce what the service has; `olds` gives what it never returns. */
+  inputsOf(record: R, olds: Props): Props;
+  /** Why `record` cannot be adopted as this resource, if it cannot (a SANDBOX is no Workload). */
+  refuseAdoption?(record: R): string | undefined;
+  /** Creates the object at most once (createOnce) and returns its uid. */
+  create(ctx: Context, inputs: Props): Promise<string>;
+  /** Sends the changes in `detail` (the diff of `have` and `want`). */
+  update(
+    ctx: Context,
+    id: string,
+    have: Props,
+    want: Props,
+    detail: Record<string, ChangeKind>,
+  ): Promise<void>;
+  /**
+   * Brings the object's lifecycle to what the inputs ask for (deploy, freeze, waits), after
+   * create (olds empty) and after every update.
+   */
+  converge?(ctx: Context, id: string, inputs: Props, olds: Props): Promise<void>;
+  /** After create, also bring the service's fields to the program's (a fork copies its parent's). */
+  alignAfterCreate?: boolean;
+  delete(ctx: Context, id: string): Promise<unknown>;
+}
+
+/**
+ * Refuses a replacement whose new resource would adopt the object it replaces: create would
+ * take the same uid and delete would then remove it, leaving the stack pointing at nothing.
+ */
+function refuseSelfAdoption(what: string, id: string, news: Props, replaces: string[]): void {
+  if (!replaces.length || news.adoptUid !== id) return;
+  throw new Error(
+    `${what} ${id}: changing ${replaces.join(", ")} replaces it, and the replacement would adopt ${id} (adoptUid), the very object being replaced. ` +
+      "Remove adoptUid from the program (the object is already managed by this stack), then run the change again",
+  );
+}
+
+/** Replace-only inputs whose value on the service differs from the program's (write-only ones cannot be read). */
+function fixedMismatches(
+  rules: Record<string, FieldRule>,
+  have: Props,
+  want: Props,
+  what: string,
+  uid: string,
+): string | undefined {
+  const d = diffFields(rules, have, want);
+  const fixed = d.replaces.filter(
+    (k) => want[k] !== undefined && !(rules[k]?.writeOnly && have[k] === undefined),
+  );
+  if (!fixed.length) return undefined;
+  return `cannot adopt ${what} ${uid}: ${fixed.map((k) => `${k} is ${JSON.stringify(have[k] ?? null)} on the service but ${JSON.stringify(want[k])} in the program`).join("; ")}. These fields can only change by replacement; make the program match or drop adoptUid`;
+}
+
+/** The ResourceModule of a definition and its controller, every call under its retry budget. */
+export function resource<R extends object>(def: Definition, ctl: Controller<R>): ResourceModule {
+  const rules = rulesOf(def);
+  const renames = renamesOf(def);
+  const outputNames = Object.keys(def.outputs);
+  const required = requiredOf(def);
+  const { what } = def;
+
+  const outputsOf = (r: R, inputs: Props) => compact({ ...inputs, ...propsFrom(r, outputNames, renames) });
+
+  /** The rules for an object whose last outputs are `olds`: redeploys are updates while it is not deployed. */
+  const rulesFor = (olds: Props) =>
+    def.redeploys === undefined || def.redeploys(olds)
+      ? rules
+      : Object.fromEntries(
+          Object.entries(rules).map(([k, r]) => [
+            k,
+            r.kind === "redeploy" ? { ...r, kind: "update" as const } : r,
+          ]),
+        );
+
+  /** Outputs from the service's current record, else the inputs (when even that read fails). */
+  async function current(ctx: Context, id: string, inputs: Props): Promise<Props> {
+    const r = await ctl.get(ctx, id).catch(() => undefined);
+    return r ? outputsOf(r, inputs) : { ...inputs, uid: id };
+  }
+
+  /** Runs `work` on an object that exists; a failure keeps it in state (partial state) with the reason. */
+  async function settle(ctx: Context, id: string, inputs: Props, failure: string, work: () => Promise<void>) {
+    try {
+      await work();
+    } catch (e) {
+      throw new PartialStateError(id, await current(ctx, id, inputs), `${failure}: ${messageOf(e)}`);
+    }
+    return current(ctx, id, inputs);
+  }
+
+  /** Brings the fields the program sets to its values where the service's differ, then converges. */
+  async function align(ctx: Context, id: string, inputs: Props): Promise<void> {
+    const record = await ctl.get(ctx, id);
+    if (!record) throw new Error(`${what} ${id} is gone`);
+    const have = pick(ctl.inputsOf(record, inputs), Object.keys(inputs));
+    const detail = diffFields(rulesFor(have), have, inputs).detail;
+    const changed = Object.fromEntries(Object.entries(detail).filter(([, k]) => k !== "replace"));
+    if (Object.keys(changed).length) {
+      ctx.log(`${what} ${id}: updating ${Object.keys(changed).join(", ")} to the program's values`);
+      await ctl.update(ctx, id, have, inputs, changed);
+      await ctl.converge?.(ctx, id, inputs, have);
+    }
+  }
+
+  /** The object `adoptUid` names, checked: live, of this kind, replace-only fields as in the program. */
+  async function adoptable(ctx: Context, uid: string, inputs: Props): Promise<string> {
+    const record = await ctl.get(ctx, uid);
+    const refused = record
+      ? ctl.refuseAdoption?.(record)
+      : `cannot adopt ${what} ${uid}: the service has no live ${what} with that uid`;
+    if (refused) throw new Error(refused);
+    const mismatch = fixedMismatches(rules, ctl.inputsOf(record!, inputs), inputs, what, uid);
+    if (mismatch) throw new Error(mismatch);
+    return uid;
+  }
+
+  function diff(id: string, olds: Props, news: Props): DiffResult {
+    const d = diffFields(rulesFor(olds), olds, news);
+    if (isAdoptable(def)) refuseSelfAdoption(what, id, news, d.replaces);
+    // Broken is drift: an object the service reports broken (refresh read it so) is repaired by
+    // a redeploy, which preview shows as a change of its status.
+    if (def.broken?.includes(olds.status as string) && news.deploy !== false) {
+      d.detail.status = "redeploy";
+      d.changes = true;
+    }
+    d.deleteBeforeReplace = d.replaces.length > 0 && (def.deleteBeforeReplace?.(olds, news) ?? false);
+    return d;
+  }
+
+  return withBudget({
+    name: def.name,
+
+    check(olds, news) {
+      const failures = def.validate?.(olds, news) ?? [];
+      for (const k of required)
+        if (news[k] === undefined) failures.push({ property: k, reason: `${k} is required` });
+      return { inputs: news, failures: onePerProperty(failures) };
+    },
+
+    diff,
+
+    async create(ctx, inputs) {
+      const adoptUid = inputs.adoptUid as string | undefined;
+      const id = adoptUid ? await adoptable(ctx, adoptUid, inputs) : await ctl.create(ctx, inputs);
+      const outputs = await settle(
+        ctx,
+        id,
+        inputs,
+        `${what} ${id} ${def.notReady ?? "was created but did not come up"}`,
+        async () => {
+          await ctl.converge?.(ctx, id, inputs, {});
+          if (adoptUid || ctl.alignAfterCreate) await align(ctx, id, inputs);
+        },
+      );
+      return { id, outputs };
+    },
+
+    async read(ctx, id, olds) {
+      const record = await ctl.get(ctx, id);
+      if (!record) return undefined;
+      const inputs = keepProgramShape(rules, olds, ctl.inputsOf(record, olds));
+      return { id, inputs, outputs: outputsOf(record, inputs) };
+    },
+
+    async update(ctx, id, olds, news) {
+      return settle(ctx, id, news, `updating ${what} ${id} failed`, async () => {
+        const detail = diff(id, olds, news).detail;
+        if (Object.keys(detail).length) await ctl.update(ctx, id, olds, news, detail);
+        await ctl.converge?.(ctx, id, news, olds);
+      });
+    },
+
+    async delete(ctx, id) {
+      await unlessGone(() => ctl.delete(ctx, id));
+    },
+  });
+}

@@ -1,0 +1,148 @@
+/**
+ * The dynamic-provider front end: adapts the resource modules to `pulumi.dynamic.ResourceProvider`.
+ * Loaded through `pulumi-cws/provider/dynamic` (dynamic.ts) inside the engine's provider process.
+ */
+import type * as Client from "../../client/client.ts";
+import { resolveConfig, type ConfigSource } from "../core/config.ts";
+import { requireCached } from "./load.ts";
+import { resourceModule } from "../registry.ts";
+import { PartialStateError, type Context, type Props } from "../core/types.ts";
+import { diffWords } from "../core/diff-words.ts";
+import { say } from "./engine-log.ts";
+import { fromState, toState } from "../core/state.ts";
+
+let source: ConfigSource = () => undefined;
+let context: { ctx: Context; config: string } | undefined;
+
+/**
+ * Called by the engine with the stack's configuration (secrets unwrapped), once for each resource
+ * type's provider, always with the same configuration.
+ */
+export function configure(config: { get(key: string): string | undefined }): void {
+  source = (k) => config.get(k);
+}
+
+/**
+ * The client is made with the first call that needs it and kept (with its connections) while the
+ * configuration is the same: check and diff (all a preview asks for) never load the HTTP stack.
+ */
+function ctx(): Context {
+  const cfg = resolveConfig(source);
+  const key = JSON.stringify(cfg);
+  if (context?.config !== key) {
+    const { CwsClient } = requireCached<typeof Client>(import.meta.url, "../../client/client");
+    const ctx: Context = {
+      client: new CwsClient({ baseUrl: cfg.baseUrl, org: cfg.org, token: cfg.token }),
+      log: (m) => process.stderr.write(`cws: ${m}\n`),
+    };
+    context = { ctx, config: key };
+  }
+  return context.ctx;
+}
+
+/** Engine-internal keys and the class's `__timeouts` never reach the modules. */
+function clean(props: Props): Props {
+  const { __provider: _p, [TIMEOUTS]: _t, [URN]: _u, ...rest } = props;
+  return rest;
+}
+
+/** The resource's URN, which the resource class hands over as `__urn` (sdk/resource.ts). */
+const URN = "__urn";
+
+/**
+ * The program's customTimeouts, which the resource class hands over as `__timeouts` (ms per
+ * operation; sdk/resource.ts): kept in the outputs too, so that delete finds its own.
+ */
+const TIMEOUTS = "__timeouts";
+type Operation = "create" | "update" | "delete";
+
+/** The context of one operation: the program's timeout for it, if it set one. */
+function ctxFor(props: Props, op: Operation): Context {
+  const ms = (props[TIMEOUTS] as Partial<Record<Operation, number>> | undefined)?.[op];
+  return ms ? { ...ctx(), timeoutMs: ms } : ctx();
+}
+
+/** Properties for the engine: the state version, and the timeouts `from` carried. */
+function outputs(props: Props, from: Props): Props {
+  return toState(from[TIMEOUTS] ? { ...props, [TIMEOUTS]: from[TIMEOUTS] } : props);
+}
+
+/** Checked inputs for the engine: also the URN, so that diff knows which resource it speaks for. */
+function checked(props: Props, from: Props): Props {
+  const out = outputs(props, from);
+  return typeof from[URN] === "string" ? { ...out, [URN]: from[URN] } : out;
+}
+
+/** Old state of a type, in the current shape, without engine-internal keys (state.ts). */
+function old(type: string, props: Props | undefined): Props {
+  return fromState(type, clean(props ?? {}));
+}
+
+/** Errors cross into the engine with their message only; partial state keeps its id and outputs. */
+function rethrow(e: unknown): never {
+  if (e instanceof PartialStateError) throw new PartialStateError(e.id, toState(e.properties), e.message);
+  const err = new Error(e instanceof Error ? e.message : String(e));
+  throw err;
+}
+
+export function check(type: string, olds: Props, news: Props) {
+  const r = resourceModule(type).check(old(type, olds), clean(news));
+  return { inputs: checked(r.inputs, news), failures: r.failures };
+}
+
+export async function diff(type: string, id: string, olds: Props, news: Props) {
+  const [before, after] = [old(type, olds), old(type, news)];
+  const d = resourceModule(type).diff(id, before, after);
+  // What a redeploy does is said on the resource's line when the class gave its URN, else on the
+  // stack's output, naming the resource (the engine passes a dynamic provider no resource).
+  const urn = typeof news[URN] === "string" ? (news[URN] as string) : undefined;
+  for (const words of diffWords(type, d, after.name ?? before.name, before.status)) {
+    if (!words.includes("redeploys")) continue;
+    if (urn) await say(urn, words);
+    else process.stderr.write(`cws: ${words}\n`);
+  }
+  return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
+}
+
+export async function create(type: string, inputs: Props) {
+  try {
+    const r = await resourceModule(type).create(ctxFor(inputs, "create"), old(type, inputs));
+    return { id: r.id, outs: outputs(r.outputs, inputs) };
+  } catch (e) {
+    rethrow(e);
+  }
+}
+
+export async function read(type: string, id: string, props: Props) {
+  try {
+    const r = await resourceModule(type).read(ctx(), id, old(type, props));
+    // An empty id tells the engine the resource is gone.
+    return r
+      ? { id: r.id, props: outputs(r.outputs, props), inputs: toState(r.inputs) }
+      : { id: "", props: {} };
+  } catch (e) {
+    rethrow(e);
+  }
+}
+
+export async function update(type: string, id: string, olds: Props, news: Props) {
+  try {
+    const outs = await resourceModule(type).update(
+      ctxFor(news, "update"),
+      id,
+      old(type, olds),
+      old(type, news),
+    );
+    return { outs: outputs(outs, news) };
+  } catch (e) {
+    rethrow(e);
+  }
+}
+
+export async function remove(type: string, id: string, props: Props) {
+  try {
+    await resourceModule(type).delete(ctxFor(props, "delete"), id, old(type, props));
+  } catch (e) {
+    rethrow(e);
+  }
+}

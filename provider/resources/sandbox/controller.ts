@@ -1,0 +1,118 @@
+/**
+ * The Sandbox's calls to the API: register and deploy (or fork) once, PATCH without redeploy,
+ * freeze and thaw, read back, delete. Only fields the service accepts for sandboxes are sent.
+ */
+import {
+  WORKLOAD_FIELDS,
+  patchAccepts,
+  type ForkBody,
+  type Workload,
+  type WorkloadCreate,
+  type WorkloadFieldName,
+  type WorkloadPatch,
+} from "../../../api/index.ts";
+import { renamesOf } from "../../core/definition.ts";
+import type { Controller } from "../../core/lifecycle.ts";
+import { waitOptions } from "../../core/timeouts.ts";
+import type { Context, Props } from "../../core/types.ts";
+import { compact, pick } from "../../core/values.ts";
+import { propsFrom, serviceField, toWire } from "../../core/wire.ts";
+import { createWorkloadOnce, forkOnce, liveWorkload, transitionOnce } from "../../core/workloads.ts";
+import { SERVICE_INPUTS, definition } from "./definition.ts";
+
+const NAMES = renamesOf(definition);
+
+/** The service field (WORKLOAD_FIELDS) a sandbox input is sent in: `ttlSec` is in sandbox_config. */
+const fieldOf = (input: string) => serviceField(input, NAMES) as WorkloadFieldName;
+
+/** Inputs a PATCH changes: those whose service field a sandbox PATCH accepts (WORKLOAD_FIELDS). */
+const PATCH_INPUTS = SERVICE_INPUTS.filter((k) => patchAccepts("SANDBOX", fieldOf(k)));
+
+function createBody(inputs: Props): WorkloadCreate {
+  const fields = toWire<Omit<WorkloadCreate, "type">>(compact(pick(inputs, SERVICE_INPUTS)), NAMES);
+  return { type: "SANDBOX", ...fields };
+}
+
+/** The PATCH value that clears an input the program no longer sets: 0 turns a timeout off. */
+function cleared(input: string): unknown {
+  const field = fieldOf(input);
+  return field === "sandbox_config" ? 0 : (WORKLOAD_FIELDS[field] as { cleared?: unknown }).cleared;
+}
+
+function inputsOf(w: Workload, olds: Props): Props {
+  const read = propsFrom(w, [...SERVICE_INPUTS, "forkFrom"], NAMES);
+  const fork = Boolean(read.forkFrom && olds.forkFrom);
+  return compact({
+    name: read.name,
+    template: fork ? undefined : (read.template ?? w.image),
+    forkFrom: fork ? read.forkFrom : undefined,
+    resourceName: olds.resourceName !== undefined ? read.resourceName : undefined,
+    projectId: read.projectId || undefined,
+    sshKeys: read.sshKeys,
+    ports: w.ports.map((p) => ({ port: p.port, protocol: p.protocol })),
+    ttlSec: read.ttlSec || undefined,
+    idleTimeoutSec: read.idleTimeoutSec || undefined,
+    frozen: w.state.status === "frozen",
+    readyTimeoutSec: olds.readyTimeoutSec,
+  });
+}
+
+/**
+ * Deploys if needed, waits for running, then freezes or thaws as `frozen` asks. `frozen: true`
+ * removed from the program thaws the sandbox (its empty value), after which it is unmanaged.
+ */
+async function converge(ctx: Context, uid: string, inputs: Props, olds: Props): Promise<void> {
+  const { workloads } = ctx.client;
+  const frozen = inputs.frozen ?? (olds.frozen === true ? false : undefined);
+  let status = (await workloads.state(uid)).status;
+  if (status === "registered" || status === "error") {
+    const from = status;
+    await transitionOnce(ctx, uid, "deploy", (s) => s !== from);
+    status = "provisioning";
+  }
+  if (status === "frozen" && frozen === false) {
+    await transitionOnce(ctx, uid, "thaw", (s) => s !== "frozen");
+    status = "running";
+  }
+  if (status !== "running" && status !== "frozen") {
+    status = (await workloads.waitForStatus(uid, ["running", "frozen"], waitOptions(ctx, inputs))).status;
+  }
+  if (frozen === true && status === "running") {
+    await transitionOnce(ctx, uid, "freeze", (s) => s === "frozen");
+  }
+}
+
+async function create(ctx: Context, inputs: Props): Promise<string> {
+  if (!inputs.forkFrom) return (await createWorkloadOnce(ctx, createBody(inputs))).uid;
+  const parent = inputs.forkFrom as string;
+  ctx.log(`forking sandbox ${parent}`);
+  const body = toWire<ForkBody>(
+    compact(pick(inputs, ["name", "projectId", "ttlSec", "idleTimeoutSec"])),
+    NAMES,
+  );
+  return (await forkOnce(ctx, parent, body, inputs.name as string)).uid;
+}
+
+export const controller: Controller<Workload> = {
+  get: (ctx, id) => liveWorkload(ctx, id),
+  inputsOf,
+  refuseAdoption: (w) => (w.type !== "SANDBOX" ? `cannot adopt ${w.uid}: not a live sandbox` : undefined),
+  create,
+  // A fork copies its parent's ports and keys: after create they are brought to the program's.
+  alignAfterCreate: true,
+
+  async update(ctx, id, _have, want, detail) {
+    // Only the timeout that changed is sent: the other one stays as the service has it.
+    const changed = PATCH_INPUTS.filter((k) => detail[k]);
+    const patch = toWire<WorkloadPatch>(
+      Object.fromEntries(changed.map((k) => [k, want[k] ?? cleared(k)])),
+      NAMES,
+    );
+    if (!Object.keys(patch).length) return;
+    ctx.log(`updating sandbox ${id} (${changed.join(", ")}) without redeploy`);
+    await ctx.client.workloads.update(id, patch);
+  },
+
+  converge,
+  delete: (ctx, id) => ctx.client.workloads.delete(id),
+};

@@ -1,0 +1,139 @@
+/**
+ * Sandbox: an isolated Linux environment made from a sandbox template, or forked from another
+ * sandbox. A sandbox is a SANDBOX workload: how a change of each input is applied is the service's
+ * rule for SANDBOX workloads (changeOf in api/): in place without redeploy, or replace.
+ */
+import { z } from "zod";
+import { Port, Workload, changeOf, type WorkloadFieldName } from "../../../api/index.ts";
+import {
+  ADOPT_UID,
+  TIMESTAMPS,
+  readyTimeout,
+  renamesOf,
+  uidOutput,
+  type Definition,
+} from "../../core/definition.ts";
+import { portsNormaliser, sortedStrings } from "../../core/diff.ts";
+import { DEFAULT_READY_TIMEOUT_SEC } from "../../core/timeouts.ts";
+import { RESOURCE_NAME_WIRE, workloadOutputs } from "../../core/workloads.ts";
+import { validateSandbox } from "./validate.ts";
+
+/**
+ * The inputs that stand for a service field of the SANDBOX workload, in create-body order (the
+ * definition's `wire` says where each is sent: `template` is `image`, for one).
+ */
+export const SERVICE_INPUTS = [
+  "name",
+  "template",
+  "resourceName",
+  "projectId",
+  "sshKeys",
+  "ports",
+  "ttlSec",
+  "idleTimeoutSec",
+] as const;
+
+/** How a change of the SANDBOX workload's service field `field` is applied. */
+const kind = (field: WorkloadFieldName) => changeOf("SANDBOX", field);
+const seconds = z.number().int();
+const zeroIsUnset = (v: unknown) => v || undefined;
+
+export const definition: Definition = {
+  name: "Sandbox",
+  what: "sandbox",
+  description: "An isolated Linux environment made from a sandbox template, or forked from another sandbox.",
+  inputs: {
+    name: {
+      type: z.string(),
+      description: "Lowercase letters, digits and hyphens, no leading or trailing hyphen; at most 32.",
+      change: kind("name"),
+      required: true,
+    },
+    // A sandbox is a SANDBOX workload whose `image` is the UID of its sandbox template (spec 2.1).
+    template: {
+      type: z.string(),
+      description: "UID of a READY sandbox template (getSandboxTemplates). Give this or forkFrom.",
+      change: kind("image"),
+      wire: { body: "image", record: "sandbox_config.template_uid" },
+    },
+    // A fork is made by a request on its parent (POST .../fork); the record names the parent.
+    forkFrom: {
+      type: z.string(),
+      description: "UID of a running sandbox to fork: the new sandbox starts with a copy of its files.",
+      change: "replace",
+      wire: { record: "sandbox_config.parent_workload_uid" },
+    },
+    resourceName: {
+      type: z.string(),
+      description: "The inventory shape; by default the template's.",
+      change: kind("resource_name"),
+      wire: RESOURCE_NAME_WIRE,
+      languageNames: { python: "resource_name_" },
+    },
+    projectId: { type: z.string(), description: "The project.", change: kind("project_id") },
+    sshKeys: {
+      type: z.array(z.string()),
+      description: "SshKey uids, installed in the guest's authorized_keys.",
+      change: kind("ssh_keys"),
+      normalise: sortedStrings,
+    },
+    ports: {
+      type: z.array(Port),
+      description: "TCP or UDP, 1024-65535, no routing; port 22 is reserved.",
+      change: kind("ports"),
+      normalise: portsNormaliser(false),
+    },
+    // sandbox_config holds nothing but the two timeouts: the resource takes them as top-level inputs.
+    ttlSec: {
+      type: seconds,
+      description: "Delete the sandbox after this many seconds (0 or unset: never).",
+      change: kind("sandbox_config"),
+      normalise: zeroIsUnset,
+      wire: "sandbox_config.ttl_sec",
+    },
+    idleTimeoutSec: {
+      type: seconds,
+      description:
+        "Freeze the sandbox after this many idle seconds (0 or unset: never); smaller than ttlSec.",
+      change: kind("sandbox_config"),
+      normalise: zeroIsUnset,
+      wire: "sandbox_config.idle_timeout_sec",
+    },
+    // Unset: not managed, so a pause by the idle timeout is not undone. false: kept running.
+    frozen: {
+      type: z.boolean(),
+      description:
+        "true freezes the sandbox (processes stopped, files kept); false thaws it and keeps it running; unset leaves it to the service (the idle timeout may pause it).",
+      change: "update",
+    },
+    readyTimeoutSec: readyTimeout("running", DEFAULT_READY_TIMEOUT_SEC),
+    adoptUid: ADOPT_UID,
+  },
+  outputs: {
+    uid: uidOutput("sandbox"),
+    ...workloadOutputs,
+    costPerHour: { type: Workload.shape.cost_per_hour, description: "USD per hour while running." },
+    frozenCostPerHour: { type: z.number(), description: "USD per hour while frozen." },
+    templateUid: {
+      type: z.string(),
+      description: "The template it started from.",
+      wire: { record: "sandbox_config.template_uid" },
+    },
+    parentUid: {
+      type: z.string(),
+      description: "The sandbox it was forked from.",
+      wire: { record: "sandbox_config.parent_workload_uid" },
+    },
+    revision: { type: Workload.shape.revision, description: "Changes with every redeploy." },
+    ...TIMESTAMPS,
+  },
+  validate: (_olds, news) => validateSandbox(news, renamesOf(definition)),
+  // A sandbox the service lost (its host restarted) or put in error is redeployed by up.
+  broken: ["error"],
+  notes: `All in-place changes are applied without redeploy: running processes survive. The provider
+never sends a field the service refuses for sandboxes, and changes only the timeout the program
+changed: a new \`ttlSec\` leaves an \`idleTimeoutSec\` the program does not set as it is.
+
+A sandbox the service lost (its environment is gone after the service restarted) is in \`error\`: refresh records it, preview shows the update that repairs it (a redeploy), and up deploys it again.`,
+  example: { name: "dev", template: "tpl-ubuntu-headless", ttlSec: 3600 },
+};

@@ -1,0 +1,134 @@
+/**
+ * The `import` and `customTimeouts` resource options, through both front ends: the native plugin
+ * gets them from the engine; the dynamic classes turn `import` into adoption and hand the
+ * timeouts to the provider.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OfflineStack } from "../../scripts/offline-stack.ts";
+import { api } from "../helpers/http.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { cwsStack, failureOf, liveResources } from "../helpers/stacks.ts";
+import { FRONT_ENDS } from "./front-ends.ts";
+
+const PUBLIC_KEY =
+  "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx options@cws";
+
+describe.each(FRONT_ENDS)("$name front end: resource options", (fe) => {
+  let server: TestServer;
+  const stacks: OfflineStack[] = [];
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    for (const s of stacks) await s.cleanup();
+    await server?.close();
+  });
+
+  it("the `import` option takes existing objects under management; the next preview is empty", async () => {
+    const p = `imp-${fe.name}`;
+    const key = await api<{ uid: string }>(server, "POST", "/orgs/demo/ssh-keys", {
+      name: `${p}-key`,
+      ssh_key: PUBLIC_KEY,
+    });
+    const wl = await api<{ uid: string }>(server, "POST", "/orgs/demo/workloads", {
+      type: "RENTAL",
+      name: `${p}-web`,
+      image: "nginx:1.27",
+      resource_name: "gpu-rental-small",
+    });
+    await api(server, "POST", `/orgs/demo/workloads/${wl.uid}/deploy`);
+    const { SshKey, Workload } = fe.sdk;
+    const s = await cwsStack(
+      server,
+      `import-option-${fe.name}`,
+      async () => {
+        const k = new SshKey("key", { name: `${p}-key`, publicKey: PUBLIC_KEY }, { import: key.uid });
+        const w = new Workload(
+          "web",
+          { type: "RENTAL", name: `${p}-web`, image: "nginx:1.27", resourceName: "gpu-rental-small" },
+          { import: wl.uid },
+        );
+        return { key: k.uid, web: w.uid, status: w.status };
+      },
+      {},
+      fe.env,
+    );
+    stacks.push(s);
+    const up = await s.stack.up();
+    expect(up.outputs.key!.value).toBe(key.uid);
+    expect(up.outputs.web!.value).toBe(wl.uid);
+    expect(up.outputs.status!.value).toBe("running");
+    expect((await s.stack.preview()).changeSummary).toEqual({ same: 3 });
+    await s.stack.destroy();
+    expect((await liveResources(server)).ssh_keys.map((k) => k.uid)).not.toContain(key.uid);
+  });
+
+  it("preview says on the resource's line that an image change redeploys the workload", async () => {
+    const { Workload } = fe.sdk;
+    let image = "nginx:1.27";
+    const s = await cwsStack(
+      server,
+      `redeploy-words-${fe.name}`,
+      async () => {
+        const w = new Workload("web", {
+          type: "RENTAL",
+          name: `words-${fe.name}`,
+          image,
+          resourceName: "gpu-rental-small",
+        });
+        return { uid: w.uid };
+      },
+      {},
+      fe.env,
+    );
+    stacks.push(s);
+    await s.stack.up();
+    image = "nginx:1.28";
+    // Said on the resource's own line (a diagnostic with its URN), in both front ends.
+    const said: string[] = [];
+    const preview = await s.stack.preview({
+      onEvent: (e) => {
+        const d = e.diagnosticEvent;
+        if (d?.urn?.endsWith("::web")) said.push(d.message);
+      },
+    });
+    expect(preview.changeSummary).toMatchObject({ update: 1 });
+    expect(said.join("")).toMatch(`image changes: the service redeploys workload words-${fe.name}`);
+    await s.stack.destroy();
+  });
+
+  it("customTimeouts bound the create: a 2 s timeout on a 10 s deploy fails and keeps the workload", async () => {
+    const slow = await startTestServer({ provisionDelayMs: 10_000 });
+    try {
+      const { Workload } = fe.sdk;
+      const s = await cwsStack(
+        slow,
+        `timeouts-${fe.name}`,
+        async () => {
+          const w = new Workload(
+            "slow",
+            { type: "RENTAL", name: "slow", image: "nginx:1.27", resourceName: "gpu-rental-small" },
+            { customTimeouts: { create: "2s" } },
+          );
+          return { uid: w.uid };
+        },
+        {},
+        fe.env,
+      );
+      stacks.push(s);
+      const err = await failureOf(s.stack.up());
+      // The wait gave up within the program's 2 s, not at readyTimeoutSec (600 s) or the deploy's end.
+      const waited = /did not come up: timed out after (\d+) ms/.exec(err?.message ?? "");
+      expect(waited, err?.message).not.toBeNull();
+      expect(Number(waited![1])).toBeLessThanOrEqual(2_000);
+      const state = await s.stack.exportStack();
+      const kept = (state.deployment.resources as { type: string; id?: string }[]).find((r) =>
+        r.type.endsWith("Workload"),
+      );
+      expect(kept?.id).toMatch(/.+/);
+      expect((await liveResources(slow)).workloads.map((w) => w.uid)).toContain(kept!.id);
+    } finally {
+      await slow.close();
+    }
+  });
+});
