@@ -192,3 +192,41 @@ describe("OpenTofu: examples/opentofu-basic through terraform-provider-cws", () 
     STEP,
   );
 });
+
+describe("OpenTofu: a create whose wait fails", () => {
+  let server: TestServer;
+  let p: TofuProject;
+  beforeAll(async () => {
+    if (!existsSync(tofuPath())) throw new Error(`${tofuPath()} is missing: run npm run tofu:build`);
+    // Deploys take longer than the program's create timeout.
+    server = await startTestServer({ provisionDelayMs: 8000 });
+    p = tofuProject(server, {
+      "main.tf": [
+        `terraform {\n  required_providers {\n    cws = { source = "cws/cws" }\n  }\n}`,
+        `resource "cws_workload" "slow" {\n  type          = "RENTAL"\n  name          = "slow"\n  image         = "nginx:1.27"\n  resource_name = "gpu-rental-small"\n\n  timeouts {\n    create = "2s"\n  }\n}`,
+        "",
+      ].join("\n\n"),
+    });
+    expectExit(await p.run("init"), 0);
+  });
+  afterAll(async () => {
+    p?.cleanup();
+    await server?.close();
+  });
+
+  it(
+    "keeps the object in state (tainted) with the error, so destroy removes it: nothing is orphaned",
+    async () => {
+      const apply = expectExit(await p.run("apply", "-auto-approve"), 1);
+      expect(apply.output).toMatch(/Error: creating cws_workload slow failed/);
+      const live = await liveResources(server);
+      expect(live.workloads.map((w) => w.name)).toEqual(["slow"]);
+      const shown = expectExit(await p.run("state", "show", "cws_workload.slow"), 0).stdout;
+      expect(shown).toMatch(/# cws_workload\.slow: \(tainted\)/);
+      expect(shown).toMatch(new RegExp(`\\bid += "${live.workloads[0]!.uid}"`));
+      expectExit(await p.run("destroy", "-auto-approve"), 0);
+      expect((await liveResources(server)).workloads).toEqual([]);
+    },
+    STEP,
+  );
+});

@@ -43,18 +43,26 @@ export function writeMirror(dir: string): void {
   chmodSync(exe, 0o755);
 }
 
-/** A copy of `source` (a folder of .tf files) in a temporary directory, set up to run against `server`. */
+/**
+ * A project in a temporary directory, set up to run against `server`: a copy of `source` (a
+ * folder of .tf files), or the files given by name.
+ */
 export function tofuProject(
   server: ApiServer,
-  source: string,
+  source: string | Record<string, string>,
   env: Record<string, string> = {},
 ): TofuProject {
   const root = mkdtempSync(join(tmpdir(), "cws-tofu-"));
   const dir = join(root, "project");
-  cpSync(source, dir, {
-    recursive: true,
-    filter: (s) => !s.includes(".terraform") && !s.endsWith(".tfstate"),
-  });
+  if (typeof source === "string") {
+    cpSync(source, dir, {
+      recursive: true,
+      filter: (s) => !s.includes(".terraform") && !s.endsWith(".tfstate"),
+    });
+  } else {
+    mkdirSync(dir);
+    for (const [name, text] of Object.entries(source)) writeFileSync(join(dir, name), text);
+  }
   const mirror = join(root, "mirror");
   writeMirror(mirror);
   const cliConfig = join(root, "tofu.rc");
