@@ -6,7 +6,7 @@
  * made behind its back shows in the plan, objects made on the server are imported, and destroy
  * leaves the org empty.
  */
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -226,6 +226,49 @@ describe("OpenTofu: a create whose wait fails", () => {
       expect(shown).toMatch(new RegExp(`\\bid += "${live.workloads[0]!.uid}"`));
       expectExit(await p.run("destroy", "-auto-approve"), 0);
       expect((await liveResources(server)).workloads).toEqual([]);
+    },
+    STEP,
+  );
+});
+
+describe("OpenTofu: docs/opentofu.md", () => {
+  it(
+    "has HCL that OpenTofu validates against the provider's schema, for every resource and data source",
+    async () => {
+      const doc = readFileSync(new URL("../../docs/opentofu.md", import.meta.url), "utf8");
+      const blocks = [...doc.matchAll(/```hcl\n([\s\S]*?)```/g)]
+        .map((m) => m[1]!)
+        .filter((b) => !b.includes("provider_installation"));
+      const hcl = blocks.join("\n");
+      for (const kind of [
+        "workload",
+        "sandbox",
+        "sandbox_template",
+        "workload_template",
+        "volume",
+        "ssh_key",
+      ])
+        expect(hcl).toMatch(new RegExp(`resource "cws_${kind}"`));
+      for (const lookup of [
+        "sandbox_templates",
+        "regions",
+        "vm_images",
+        "bm_images",
+        "workload_templates",
+        "ssh_keys",
+        "volumes",
+      ])
+        expect(hcl).toMatch(new RegExp(`data "cws_${lookup}"`));
+      const variables = ["registry_password", "vm_password", "public_key"]
+        .map((v) => `variable "${v}" {\n  type      = string\n  sensitive = true\n}`)
+        .join("\n");
+      const p = tofuProject({ baseUrl: "http://127.0.0.1:9/v3" }, { "main.tf": `${hcl}\n${variables}\n` });
+      try {
+        expectExit(await p.run("init"), 0);
+        expect(expectExit(await p.run("validate"), 0).output).toMatch(/The configuration is valid/);
+      } finally {
+        p.cleanup();
+      }
     },
     STEP,
   );
