@@ -21,15 +21,18 @@ const HERE = fileURLToPath(new URL(".", import.meta.url));
 
 type Service = grpc.ServiceDefinition;
 
+/** How messages look to the provider: field names as in the .proto files, enums by name. */
+export const PROTO_OPTIONS: protoLoader.Options = {
+  includeDirs: [HERE],
+  keepCase: true,
+  longs: Number,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
+
 function services(): { provider: Service; controller: Service; health: Service } {
-  const def = protoLoader.loadSync(["tfplugin6.proto", "go-plugin.proto", "health.proto"], {
-    includeDirs: [HERE],
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-  });
+  const def = protoLoader.loadSync(["tfplugin6.proto", "go-plugin.proto", "health.proto"], PROTO_OPTIONS);
   const pkg = grpc.loadPackageDefinition(def) as unknown as {
     tfplugin6: { Provider: { service: Service } };
     plugin: { GRPCController: { service: Service } };

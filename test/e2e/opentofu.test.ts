@@ -20,6 +20,7 @@ const EXAMPLE = fileURLToPath(new URL("../../examples/opentofu-basic", import.me
 const PUBLIC_KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx made@server";
 const STEP = 300_000;
+const EMPTY_ORG = { workloads: [], volumes: [], ssh_keys: [], templates: [], sandbox_templates: [] };
 
 interface WorkloadView {
   uid: string;
@@ -72,13 +73,7 @@ describe("OpenTofu: examples/opentofu-basic through terraform-provider-cws", () 
       expect(r.output).toMatch(/Error: Invalid value: ports\[0\]\.port/);
       expect(r.output).toMatch(/in resource "cws_workload" "web"/);
       rmSync(join(p.dir, "bad_override.tf"));
-      expect(await liveResources(server)).toEqual({
-        workloads: [],
-        volumes: [],
-        ssh_keys: [],
-        templates: [],
-        sandbox_templates: [],
-      });
+      expect(await liveResources(server)).toEqual(EMPTY_ORG);
     },
     STEP,
   );
@@ -181,13 +176,7 @@ describe("OpenTofu: examples/opentofu-basic through terraform-provider-cws", () 
     async () => {
       const r = expectExit(await p.run("destroy", "-auto-approve", "-var", "image=nginx:1.28"), 0);
       expect(r.output).toMatch(/Destroy complete! Resources: 9 destroyed/);
-      expect(await liveResources(server)).toEqual({
-        workloads: [],
-        volumes: [],
-        ssh_keys: [],
-        templates: [],
-        sandbox_templates: [],
-      });
+      expect(await liveResources(server)).toEqual(EMPTY_ORG);
     },
     STEP,
   );

@@ -6,7 +6,6 @@
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   UNKNOWN_VALUE,
@@ -17,6 +16,7 @@ import {
 import {
   MAGIC_COOKIE_KEY,
   MAGIC_COOKIE_VALUE,
+  PROTO_OPTIONS,
   refusal,
   servePlugin,
 } from "../../provider/opentofu/plugin-server.ts";
@@ -24,7 +24,6 @@ import { TofuProvider } from "../../provider/opentofu/provider.ts";
 import type { PackageSchema } from "../../provider/opentofu/tf-schema.ts";
 import { pluginCertificate } from "../../provider/opentofu/tls-cert.ts";
 
-const DIR = fileURLToPath(new URL("../../provider/opentofu/", import.meta.url));
 const SCHEMA = JSON.parse(
   readFileSync(new URL("../../schema.json", import.meta.url), "utf8"),
 ) as PackageSchema;
@@ -54,14 +53,7 @@ interface Diag {
 }
 
 function tfClient(address: string, credentials: grpc.ChannelCredentials): Client {
-  const def = protoLoader.loadSync("tfplugin6.proto", {
-    includeDirs: [DIR],
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-  });
+  const def = protoLoader.loadSync("tfplugin6.proto", PROTO_OPTIONS);
   const pkg = grpc.loadPackageDefinition(def) as unknown as {
     tfplugin6: { Provider: grpc.ServiceClientConstructor };
   };
