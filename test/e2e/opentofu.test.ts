@@ -131,6 +131,16 @@ describe("OpenTofu: examples/opentofu-basic through terraform-provider-cws", () 
       expect(plan.output).toMatch(/"debug" -> "prod"/);
       expectExit(await p.run("apply", "-auto-approve", "-var", "image=nginx:1.28"), 0);
       expect((await workload("web")).envs).toEqual([{ name: "MODE", value: "prod" }]);
+
+      // Suspended behind its back: the plan shows it, apply deploys it again.
+      await api(server, "POST", `/orgs/demo/workloads/${web.uid}/suspend`);
+      const suspended = expectExit(await p.run("plan", "-detailed-exitcode", "-var", "image=nginx:1.28"), 2);
+      expect(suspended.output).toMatch(/- suspended += true -> null/);
+      expectExit(await p.run("apply", "-auto-approve", "-var", "image=nginx:1.28"), 0);
+      expect((await workload("web")).state.status).toBe("running");
+      expect(
+        expectExit(await p.run("plan", "-detailed-exitcode", "-var", "image=nginx:1.28"), 0).output,
+      ).toMatch(/No changes/);
     },
     STEP,
   );
