@@ -1,0 +1,74 @@
+/**
+ * The shared scenario list (scenarios.ts) through every front end: the dynamic provider, the
+ * native plugin and OpenTofu plan each step alike (create, nothing, update, redeploy, replace,
+ * delete), apply it, plan nothing afterwards, and leave the org empty after destroy. The
+ * dynamic provider cannot put words on a resource's line, so it shows a redeploy as an update.
+ */
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tofuPath } from "../../scripts/tofu-toolchain.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { liveResources } from "../helpers/stacks.ts";
+import { FRONT_ENDS } from "./front-ends.ts";
+import { pulumiDriver, tofuDriver } from "./scenario-drivers.ts";
+import { SCENARIOS, type Driver, type Planned } from "./scenarios.ts";
+
+const STEP_MS = 300_000;
+
+const DRIVERS = [
+  ...FRONT_ENDS.map((fe) => ({
+    name: fe.name,
+    saysRedeploy: fe.name === "native",
+    make: (server: TestServer) => pulumiDriver(server, fe, `shared-${fe.name}`),
+  })),
+  { name: "opentofu", saysRedeploy: true, make: (server: TestServer) => tofuDriver(server) },
+];
+
+describe.each(DRIVERS)("shared scenarios ($name front end)", (fe) => {
+  let server: TestServer;
+  let driver: Driver;
+  beforeAll(async () => {
+    if (fe.name === "opentofu" && !existsSync(tofuPath()))
+      throw new Error(`${tofuPath()} is missing: run npm run tofu:build`);
+    server = await startTestServer();
+    driver = await fe.make(server);
+  }, STEP_MS);
+  afterAll(async () => {
+    await driver?.cleanup();
+    await server?.close();
+  });
+
+  for (const step of SCENARIOS) {
+    it(
+      step.what,
+      async () => {
+        const expected = Object.fromEntries(
+          Object.entries(step.plan).map(([k, v]): [string, Planned] => [
+            k,
+            v === "redeploy" && !fe.saysRedeploy ? "update" : v,
+          ]),
+        );
+        expect(await driver.plan(step.declare)).toEqual(expected);
+        await driver.apply(step.declare);
+        const after = await driver.plan(step.declare);
+        expect(Object.values(after).every((v) => v === "same")).toBe(true);
+      },
+      STEP_MS,
+    );
+  }
+
+  it(
+    "destroys everything, leaving the org empty",
+    async () => {
+      await driver.destroy();
+      expect(await liveResources(server)).toEqual({
+        workloads: [],
+        volumes: [],
+        ssh_keys: [],
+        templates: [],
+        sandbox_templates: [],
+      });
+    },
+    STEP_MS,
+  );
+});
