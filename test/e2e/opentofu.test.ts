@@ -13,14 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tofuPath } from "../../scripts/tofu-toolchain.ts";
 import { api } from "../helpers/http.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { liveResources } from "../helpers/stacks.ts";
+import { EMPTY_ORG, liveResources } from "../helpers/stacks.ts";
 import { tofuProject, type TofuProject, type TofuRun } from "../helpers/tofu.ts";
 
 const EXAMPLE = fileURLToPath(new URL("../../examples/opentofu-basic", import.meta.url));
 const PUBLIC_KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx made@server";
 const STEP = 300_000;
-const EMPTY_ORG = { workloads: [], volumes: [], ssh_keys: [], templates: [], sandbox_templates: [] };
 
 interface WorkloadView {
   uid: string;

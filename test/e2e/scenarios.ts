@@ -52,50 +52,44 @@ const template = (description: string): Decl => ({
   },
 });
 
+const first = {
+  key: key("sc-key"),
+  vol: volume("sc-vol", 256),
+  web: web("nginx:1.27", [{ name: "MODE", value: "a" }]),
+  tpl: template("first"),
+};
+const changed = {
+  key: key("sc-key2"),
+  vol: volume("sc-vol2", 256),
+  web: web("nginx:1.28", [{ name: "MODE", value: "a" }]),
+  tpl: template("second"),
+};
+const resized = { ...changed, vol: volume("sc-vol2", 512) };
+
 export const SCENARIOS: Step[] = [
   {
     what: "creates a key, a volume, a workload using the key and a template",
-    declare: {
-      key: key("sc-key"),
-      vol: volume("sc-vol", 256),
-      web: web("nginx:1.27", [{ name: "MODE", value: "a" }]),
-      tpl: template("first"),
-    },
+    declare: first,
     plan: { key: "create", vol: "create", web: "create", tpl: "create" },
   },
   {
     what: "plans nothing when nothing changed",
-    declare: {
-      key: key("sc-key"),
-      vol: volume("sc-vol", 256),
-      web: web("nginx:1.27", [{ name: "MODE", value: "a" }]),
-      tpl: template("first"),
-    },
+    declare: first,
     plan: { key: "same", vol: "same", web: "same", tpl: "same" },
   },
   {
     what: "renames in place, says an image change redeploys, updates a template",
-    declare: {
-      key: key("sc-key2"),
-      vol: volume("sc-vol2", 256),
-      web: web("nginx:1.28", [{ name: "MODE", value: "a" }]),
-      tpl: template("second"),
-    },
+    declare: changed,
     plan: { key: "update", vol: "update", web: "redeploy", tpl: "update" },
   },
   {
     what: "replaces a volume whose size changes",
-    declare: {
-      key: key("sc-key2"),
-      vol: volume("sc-vol2", 512),
-      web: web("nginx:1.28", [{ name: "MODE", value: "a" }]),
-      tpl: template("second"),
-    },
+    declare: resized,
     plan: { key: "same", vol: "replace", web: "same", tpl: "same" },
   },
   {
     what: "deletes what is no longer declared",
-    declare: { key: key("sc-key2"), vol: volume("sc-vol2", 512) },
+    declare: { key: resized.key, vol: resized.vol },
     plan: { key: "same", vol: "same", web: "delete", tpl: "delete" },
   },
 ];

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tofuPath } from "../../scripts/tofu-toolchain.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { liveResources } from "../helpers/stacks.ts";
+import { EMPTY_ORG, liveResources } from "../helpers/stacks.ts";
 import { FRONT_ENDS } from "./front-ends.ts";
 import { pulumiDriver, tofuDriver } from "./scenario-drivers.ts";
 import { SCENARIOS, type Driver, type Planned } from "./scenarios.ts";
@@ -61,13 +61,7 @@ describe.each(DRIVERS)("shared scenarios ($name front end)", (fe) => {
     "destroys everything, leaving the org empty",
     async () => {
       await driver.destroy();
-      expect(await liveResources(server)).toEqual({
-        workloads: [],
-        volumes: [],
-        ssh_keys: [],
-        templates: [],
-        sandbox_templates: [],
-      });
+      expect(await liveResources(server)).toEqual(EMPTY_ORG);
     },
     STEP_MS,
   );
