@@ -127,3 +127,27 @@ describe("OpenTofu state upgrades", () => {
     expect(() => provider.upgradeResourceState(raw(99))).toThrow(/newer provider/);
   });
 });
+
+describe("OpenTofu provider configuration", () => {
+  it("names each setting that is missing from the block and the environment", () => {
+    const saved = { ...process.env };
+    for (const k of ["CWS_BASE_URL", "CWS_ORG", "CWS_API_TOKEN"]) delete process.env[k];
+    try {
+      const p = new TofuProvider(SCHEMA, () => {});
+      const res = p.configureProvider({
+        config: dv({ endpoint: "http://127.0.0.1:9/v3", org: null, api_token: null }),
+      }) as { diagnostics: { summary: string; detail: string }[] };
+      expect(res.diagnostics.map((d) => d.summary)).toEqual(["Missing org", "Missing api_token"]);
+      expect(res.diagnostics[1]!.detail).toMatch(/CWS_API_TOKEN/);
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it("refuses an endpoint that is not an http(s) URL, naming it", () => {
+    const res = provider.validateProviderConfig({
+      config: dv({ endpoint: "api.example.com", org: null, api_token: null }),
+    }) as { diagnostics: { summary: string }[] };
+    expect(res.diagnostics.map((d) => d.summary)).toEqual(["Invalid value for endpoint"]);
+  });
+});
