@@ -44,12 +44,14 @@ export interface PluginCertificate {
   der: Buffer;
 }
 
-export function pluginCertificate(now = new Date()): PluginCertificate {
+/** `serial`: 16 random bytes unless given; made a positive DER integer without a leading zero. */
+export function pluginCertificate(now = new Date(), serial: Buffer = randomBytes(16)): PluginCertificate {
   const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const ecdsaSha256 = seq(oid("1.2.840.10045.4.3.2"));
   const name = seq(set(seq(oid("2.5.4.3"), der(0x0c, Buffer.from("localhost")))));
-  const serial = randomBytes(16);
-  serial[0]! &= 0x7f;
+  // A leading 0x00 before a byte below 0x80 is not minimal DER: OpenSSL refuses the certificate.
+  serial = Buffer.from(serial);
+  serial[0] = (serial[0]! & 0x3f) | 0x40;
   const tbs = seq(
     der(0xa0, der(0x02, Buffer.from([2]))), // v3
     der(0x02, serial),

@@ -5,6 +5,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
+import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -195,6 +196,24 @@ describe("terraform-provider-cws over gRPC with mutual TLS", () => {
 });
 
 describe("go-plugin start-up", () => {
+  it("makes a certificate OpenSSL and grpc-js accept whatever the random serial (a leading zero byte too)", () => {
+    for (const serial of [
+      Buffer.alloc(16),
+      Buffer.alloc(16, 0xff),
+      Buffer.from("00107f".padEnd(32, "0"), "hex"),
+    ]) {
+      const cert = pluginCertificate(new Date(), serial);
+      expect(new X509Certificate(cert.certPem).subjectAltName).toBe("DNS:localhost");
+      expect(() =>
+        grpc.ServerCredentials.createSsl(
+          null,
+          [{ private_key: Buffer.from(cert.keyPem), cert_chain: Buffer.from(cert.certPem) }],
+          false,
+        ),
+      ).not.toThrow();
+    }
+  });
+
   it("refuses to run without OpenTofu's magic cookie, and without protocol 6", () => {
     expect(refusal({})).toMatch(/This binary is a plugin/);
     expect(refusal({ [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: "5" })).toMatch(
