@@ -96,7 +96,7 @@ export class TofuProvider {
     );
   }
 
-  #client_(): CwsClient {
+  #clientOrThrow(): CwsClient {
     if (!this.#config) throw new Error(this.#configError);
     this.#client ??= new CwsClient({
       baseUrl: this.#config.baseUrl,
@@ -110,7 +110,7 @@ export class TofuProvider {
     const controller = new AbortController();
     this.#running.add(controller);
     const ctx: Context = {
-      client: this.#client_(),
+      client: this.#clientOrThrow(),
       log: (message) => this.#log(`[INFO] ${label}: ${message}`),
       signal: controller.signal,
       ...(timeout ? { timeoutMs: timeout } : {}),
@@ -458,7 +458,7 @@ export class TofuProvider {
     const values = toCore(args, config);
     const failures = checkFunctionArgs(fn, values);
     if (failures.length) return { diagnostics: this.#failures(failures, "Invalid value") };
-    const result = await fn.run(this.#client_(), values);
+    const result = await fn.run(this.#clientOrThrow(), values);
     return { state: encodeValue(toTf(r.attributes, { ...values, ...result })), diagnostics: [] };
   }
 }
