@@ -1,7 +1,7 @@
 /**
  * Machine-readable reason codes carried in every error body, with the HTTP status each is
  * returned with. Codes named by the spec keep the spec's status; the others are this
- * implementation's choice and are listed in the README ("Reference server").
+ * implementation's choice and are listed in docs/server-choices.md.
  */
 export const REASONS = {
   // generic

@@ -1,6 +1,6 @@
 /**
  * Typed client of the Compute Workload Service. Wire types come from `pulumi-cws/api`;
- * the README's "API client" section covers errors, retries, timeouts, waiters, pagination and parsing.
+ * docs/client.md covers errors, retries, timeouts, waiters, pagination and parsing.
  */
 export { CwsClient, DEFAULT_TIMEOUT_MS, VERSION, type CwsClientOptions } from "./client.ts";
 export type { RequestOptions } from "./http.ts";

@@ -29,7 +29,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, extname, join, relative } from "node:path";
+import { dirname, extname, join, relative, sep } from "node:path";
 import { build as bundle } from "rolldown";
 import { REPO_ROOT } from "./pulumi-toolchain.ts";
 
@@ -44,6 +44,11 @@ const TS_SPECIFIER = /((?:from|import\(|require\()\s*["'])(\.{1,2}\/[^"']+?)\.([
 const ROOT_FILES = ["schema.json"];
 /** Files of a source folder that are neither compiled nor shipped. */
 const NOT_SHIPPED = new Set([".ts", ".md"]);
+/**
+ * SDKs of the other languages generated into sdk/ by setup (and their builds): each ships in its
+ * own package format (`npm run pack-sdks`), never inside the npm package.
+ */
+const OTHER_LANGUAGE_SDKS = ["python", "go", "java", "maven"].map((d) => join(REPO_ROOT, "sdk", d) + sep);
 
 function files(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -95,7 +100,7 @@ async function build(): Promise<void> {
   let assets = 0;
   for (const folder of config.include) {
     for (const file of files(join(REPO_ROOT, folder))) {
-      if (NOT_SHIPPED.has(extname(file))) continue;
+      if (NOT_SHIPPED.has(extname(file)) || OTHER_LANGUAGE_SDKS.some((d) => file.startsWith(d))) continue;
       const target = join(DIST, relative(REPO_ROOT, file));
       mkdirSync(dirname(target), { recursive: true });
       copyFileSync(file, target);

@@ -9,11 +9,14 @@
  * `typeof import("...")` types. Package imports (`node:fs`, `pulumi-cws/...`) are not followed.
  *
  * Each strongly connected group of files is one finding: the files it holds and one cycle through
- * them, with `(type)` on the edges that are type-only. Exit code 1 when there is any, else 0.
+ * them, with `(type)` on the edges that are type-only. It also fails on an import that goes up
+ * the layers of scripts/layers.ts without a `// layer: <reason>` comment on the line before it.
+ * Exit code 1 when there is any finding, else 0.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
+import { upwardImports } from "./layers.ts";
 
 /** The folders whose sources are checked, relative to the repository root. */
 export const SOURCE_DIRS = ["api", "client", "provider", "sdk", "server", "scripts", "bench"];
@@ -193,6 +196,19 @@ export function describeCycles(graph: ReadonlyMap<string, readonly Edge[]>, root
 
 const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
 
+/** Whether the import of `target` in `file` has a `// layer: <reason>` comment on the line before it. */
+export function hasLayerReason(file: string, target: string): boolean {
+  const lines = readFileSync(file, "utf8").split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const m = /from\s+["'](\.[^"']+)["']/.exec(lines[i]!);
+    if (!m || resolveSpecifier(file, m[1]!) !== target) continue;
+    let start = i;
+    while (start > 0 && !/^\s*(import|export)\b/.test(lines[start]!)) start--;
+    if (/^\s*\/\/ layer: \S/.test(lines[start - 1] ?? "")) return true;
+  }
+  return false;
+}
+
 function main(argv: string[]): number {
   let root = resolve(import.meta.dirname, "..");
   const dirs: string[] = [];
@@ -203,8 +219,16 @@ function main(argv: string[]): number {
   const folders = (dirs.length ? dirs : SOURCE_DIRS).map((d) => resolve(root, d));
   const graph = importGraph(folders);
   const report = describeCycles(graph, root);
+  const upward = upwardImports(graph, root, hasLayerReason);
+  if (upward.length) {
+    console.error(
+      `check-imports: ${upward.length} import(s) up the layers (scripts/layers.ts) without a reason:`,
+    );
+    for (const u of upward) console.error(`  ${u}`);
+    return 1;
+  }
   if (report.length === 0) {
-    console.log(`check-imports: no import cycles among ${files(graph.size)}`);
+    console.log(`check-imports: no import cycles and no import up the layers among ${files(graph.size)}`);
     return 0;
   }
   console.error(

@@ -180,12 +180,18 @@ async function main(step: string): Promise<void> {
       await ensureGoModules();
     },
   };
+  await runStep(steps, step);
+}
+
+/** Runs the step of `steps` named `step`, or says which steps there are. */
+export async function runStep(steps: Record<string, () => Promise<unknown>>, step: string): Promise<void> {
   const fn = steps[step];
-  if (!fn) throw new Error(`unknown step '${step}' (gen, python, go, all)`);
+  if (!fn) throw new Error(`unknown step '${step}' (${Object.keys(steps).join(", ")})`);
   await fn();
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+/** A script's entry point: `main(argv[2] ?? "all")`, a failure printed as one line and exit code 1. */
+export async function runMain(main: (step: string) => Promise<void>): Promise<void> {
   try {
     await main(process.argv[2] ?? "all");
   } catch (e) {
@@ -193,3 +199,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(1);
   }
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await runMain(main);

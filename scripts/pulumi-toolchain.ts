@@ -181,18 +181,45 @@ export function yamlHostVersion(): string {
  * `pulumi up` of YAML projects need it.
  */
 export async function ensureYamlHost(root: string, log: (s: string) => void): Promise<string> {
-  const version = yamlHostVersion();
-  const binary = join(root, "bin", "pulumi-language-yaml");
+  return ensureCachedBuild(
+    {
+      what: "pulumi-language-yaml",
+      version: yamlHostVersion(),
+      pkg: YAML_PACKAGE,
+      wrapperDir: YAML_WRAPPER_DIR,
+    },
+    join(root, "bin", "pulumi-language-yaml"),
+    log,
+  );
+}
+
+/** A Go program of a pinned release, built from a wrapper module of tools/. */
+export interface GoTool {
+  what: string;
+  version: string;
+  pkg: string;
+  wrapperDir: string;
+  ldflags?: string;
+}
+
+/**
+ * `binary`, built through the tool's wrapper module when missing or of another release (a
+ * `<binary>.version` marker beside it says which release it is).
+ */
+export async function ensureCachedBuild(
+  tool: GoTool,
+  binary: string,
+  log: (s: string) => void,
+): Promise<string> {
   const marker = `${binary}.version`;
-  if (existsSync(binary) && existsSync(marker) && readFileSync(marker, "utf8").trim() === version) {
-    log(`using cached pulumi-language-yaml v${version} at ${binary}`);
+  if (existsSync(binary) && existsSync(marker) && readFileSync(marker, "utf8").trim() === tool.version) {
+    log(`using cached ${tool.what} v${tool.version} at ${binary}`);
     return binary;
   }
-  log(
-    `building pulumi-language-yaml v${version} from the Go module proxy; the first build takes a few minutes`,
-  );
-  await goBuild(`pulumi-language-yaml v${version}`, YAML_PACKAGE, YAML_WRAPPER_DIR, "-s -w", binary, log);
-  writeFileSync(marker, `${version}\n`);
+  log(`building ${tool.what} v${tool.version} from the Go module proxy; the first build takes a few minutes`);
+  const what = `${tool.what} v${tool.version}`;
+  await goBuild(what, tool.pkg, tool.wrapperDir, tool.ldflags ?? "-s -w", binary, log);
+  writeFileSync(marker, `${tool.version}\n`);
   return binary;
 }
 

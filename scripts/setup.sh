@@ -12,6 +12,7 @@ if [ -z "${CWS_SKIP_APT:-}" ]; then
   # chromium: ~100 MB download and a minute or two to install on a cold machine.
   packages=(bubblewrap python3 chromium)
   packages+=(python3-venv) # Python programs: the project's virtual environment (.venv)
+  packages+=(openjdk-17-jdk-headless maven) # Java programs: javac and Maven (scripts/java.ts)
   if [ -f server/sandbox/DEBIAN_PACKAGES ]; then
     while read -r p; do
       case "$p" in ""|\#*) ;; *) packages+=("$p") ;; esac
@@ -42,3 +43,7 @@ npm run --silent tofu:build
 # Python, Go and YAML programs: the SDKs generated from schema.json (tools/gen-sdk, cached),
 # the project's Python virtual environment (.venv) and the Go programs' modules.
 npm run --silent languages:setup
+
+# Java programs: the Java language host (tools/pulumi-java, cached beside the CLI), the Java SDK
+# generated from schema.json and built by Maven into sdk/maven, the Java example's Maven downloads.
+npm run --silent java:setup

@@ -3,11 +3,11 @@ import type { Duplex } from "node:stream";
 import type { WebSocketServer } from "ws";
 import type { Faults } from "./http/faults.ts";
 import type { Router } from "./http/router.ts";
-import type { Lifecycle } from "./lifecycle.ts";
+import type { Lifecycle } from "./workloads/lifecycle.ts";
 import type { Seed } from "./seed/schema.ts";
 import type { Services } from "./services.ts";
-import type { Store } from "./store.ts";
-import type { Clock } from "./util.ts";
+import type { Store } from "./store/store.ts";
+import type { Clock } from "./common/util.ts";
 
 export interface ResolvedOptions {
   host: string;

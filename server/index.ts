@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import { checkExposure, DEFAULT_ADMIN_TOKEN } from "./exposure.ts";
+import { checkExposure, DEFAULT_ADMIN_TOKEN } from "./http/exposure.ts";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
 import { Faults, type ResolvedOptions, type ServerContext, type UpgradeHandler } from "./context.ts";
@@ -12,20 +12,20 @@ import {
   createUpgradeListener,
   onClientError,
 } from "./http/server.ts";
-import { Lifecycle } from "./lifecycle.ts";
-import { ROUTE_MODULES, type RouteModule } from "./routes/index.ts";
+import { Lifecycle } from "./workloads/lifecycle.ts";
+import { ROUTE_MODULES, type RouteModule } from "./modules.ts";
 import { applySeed } from "./seed/apply.ts";
 import { DEFAULT_SEED } from "./seed/data.ts";
 import { loadSeedFile, type Seed } from "./seed/schema.ts";
 import { createServices } from "./services.ts";
-import { Store } from "./store.ts";
-import { iso, systemClock, type Clock } from "./util.ts";
-import { orgOfToken } from "./auth.ts";
+import { Store } from "./store/store.ts";
+import { iso, systemClock, type Clock } from "./common/util.ts";
+import { orgOfToken } from "./http/auth.ts";
 
 export type { ServerContext, UpgradeHandler } from "./context.ts";
 export type { Services } from "./services.ts";
-export type { WorkloadHooks } from "./lifecycle.ts";
-export type { RouteModule } from "./routes/index.ts";
+export type { WorkloadHooks } from "./workloads/lifecycle.ts";
+export type { RouteModule } from "./modules.ts";
 export type { Seed } from "./seed/schema.ts";
 export { DEFAULT_SEED } from "./seed/data.ts";
 export { ApiError } from "./http/errors.ts";
@@ -108,7 +108,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     options: resolved,
     store,
     lifecycle,
-    services: createServices(lifecycle, faults),
+    services: createServices(store, lifecycle, faults),
     clock,
     router: new Router(),
     admin: new Router(),

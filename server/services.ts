@@ -1,15 +1,18 @@
-import { AdminService } from "./admin.ts";
-import { WorkloadExec } from "./exec-simulator.ts";
+import { AdminService } from "./admin/service.ts";
+import { WorkloadExec } from "./workloads/exec-simulator.ts";
 import type { Faults } from "./http/faults.ts";
-import type { Lifecycle } from "./lifecycle.ts";
-import { SandboxTemplateService } from "./sandbox/templates.ts";
-import { SshKeyService } from "./ssh-keys.ts";
-import { VolumeService } from "./volumes.ts";
-import { WorkloadAttachments } from "./workload-attachments.ts";
-import { WorkloadChecks } from "./workload-checks.ts";
-import { WorkloadLogs } from "./workload-logs.ts";
-import { WorkloadTemplateService } from "./workload-templates.ts";
-import { WorkloadService } from "./workloads.ts";
+import type { Lifecycle } from "./workloads/lifecycle.ts";
+import type { ServiceDeps } from "./common/collection.ts";
+import { Cursors } from "./common/cursors.ts";
+import type { Store } from "./store/store.ts";
+import { SshKeyService } from "./ssh-keys/service.ts";
+import { SandboxTemplateService } from "./templates/sandbox-templates.ts";
+import { WorkloadTemplateService } from "./templates/workload-templates.ts";
+import { VolumeService } from "./volumes/service.ts";
+import { WorkloadAttachments } from "./workloads/attachments.ts";
+import { WorkloadChecks } from "./workloads/checks.ts";
+import { WorkloadLogs } from "./workloads/logs.ts";
+import { WorkloadService } from "./workloads/service.ts";
 
 /**
  * The services of the server, one per resource: each owns its resource's rules and store
@@ -28,17 +31,22 @@ export interface Services {
   admin: AdminService;
 }
 
-export function createServices(lc: Lifecycle, faults: Faults): Services {
-  const checks = new WorkloadChecks(lc.store);
+/**
+ * Builds the services over one store: each gets the store, the list cursors and the time
+ * (ServiceDeps), and the collaborators it calls, by construction.
+ */
+export function createServices(store: Store, lc: Lifecycle, faults: Faults): Services {
+  const checks = new WorkloadChecks(store);
+  const deps: ServiceDeps = { store, cursors: new Cursors(store), now: () => lc.now() };
   return {
-    workloads: new WorkloadService(lc, checks),
-    attachments: new WorkloadAttachments(lc, checks),
-    logs: new WorkloadLogs(lc),
+    workloads: new WorkloadService(deps, lc, checks),
+    attachments: new WorkloadAttachments(store, lc, checks),
+    logs: new WorkloadLogs(store, lc),
     exec: new WorkloadExec(lc),
-    volumes: new VolumeService(lc),
-    sshKeys: new SshKeyService(lc),
-    workloadTemplates: new WorkloadTemplateService(lc),
-    sandboxTemplates: new SandboxTemplateService(lc),
-    admin: new AdminService(lc, faults),
+    volumes: new VolumeService(deps, lc.volumes),
+    sshKeys: new SshKeyService(deps),
+    workloadTemplates: new WorkloadTemplateService(deps),
+    sandboxTemplates: new SandboxTemplateService(deps),
+    admin: new AdminService(store, lc, faults),
   };
 }

@@ -9,7 +9,7 @@ import type {
 } from "../../api/index.ts";
 import { DEFAULT_SEED } from "../seed/data.ts";
 import { loadSeedFile, type Seed } from "../seed/schema.ts";
-import { Store } from "../store.ts";
+import { Store } from "../store/store.ts";
 import { adminCall, type AdminTarget } from "./admin-client.ts";
 import { formatTable } from "./table.ts";
 

@@ -1,25 +1,22 @@
 import type { WorkloadEvent } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
-import {
-  sandboxTemplateView,
-  sshKeyView,
-  volumeView,
-  workloadOperation,
-  workloadTemplateView,
-} from "../views.ts";
+import { sshKeyView } from "../ssh-keys/views.ts";
+import { sandboxTemplateView, workloadTemplateView } from "../templates/views.ts";
+import { volumeView } from "../volumes/views.ts";
+import { workloadOperation } from "../workloads/views.ts";
 
 /** What the dashboard shows of one org: everything alive, as the API's own views render it. */
 export function orgOverview(ctx: ServerContext, org: string) {
-  const { store, lifecycle: lc } = ctx;
+  const { store } = ctx;
   const all = store.workloads.list(org);
-  const live = all.filter((w) => w.status !== "deleted").map((w) => workloadOperation(lc, w));
+  const live = all.filter((w) => w.status !== "deleted").map((w) => workloadOperation(store, w));
   return {
     org,
     credits: ctx.services.admin.credits(org),
     workloads: live.filter((w) => w.type !== "SANDBOX"),
     sandboxes: live.filter((w) => w.type === "SANDBOX"),
     deleted_workloads: all.length - live.length,
-    volumes: store.volumes.list(org).map((v) => volumeView(lc, v)),
+    volumes: store.volumes.list(org).map((v) => volumeView(store, v)),
     ssh_keys: store.sshKeys.list(org).map(sshKeyView),
     templates: ctx.services.workloadTemplates.visible(org).map(workloadTemplateView),
     sandbox_templates: store.sandboxTemplates.list(org, true).map(sandboxTemplateView),

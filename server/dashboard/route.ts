@@ -4,7 +4,7 @@ import type { ServerContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RequestContext } from "../http/router.ts";
 import { bearer } from "../http/server.ts";
-import { streamLogs } from "../routes/workloads.ts";
+import { streamLogs } from "../workloads/routes.ts";
 import { orgOverview, workloadEvents } from "./data.ts";
 
 const PUBLIC = new URL("./public/", import.meta.url);

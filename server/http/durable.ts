@@ -1,10 +1,10 @@
 import { ServerResponse } from "node:http";
-import type { Store } from "../store.ts";
+import type { Store } from "../store/store.ts";
 import { ApiError } from "./errors.ts";
 
 /**
  * Nothing leaves the server before the writes it may depend on are committed (the store's
- * group commit, server/store.ts): a reply is held while the store has uncommitted writes, so
+ * group commit, server/store/store.ts): a reply is held while the store has uncommitted writes, so
  * no client sees a state that a crash could still lose.
  *
  * A reply made while a group is open can only have read writes of that group or of earlier

@@ -4,7 +4,7 @@
  * Regexes are compiled (and bounded in size) when the fault is created; matching never throws.
  */
 import { faultPathRegex, type Fault, type FaultCreate } from "../../api/index.ts";
-import { newUid } from "../util.ts";
+import { newUid } from "../common/util.ts";
 
 interface Entry {
   fault: Fault;

@@ -1,8 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import type { z } from "zod";
-import type { Reason } from "../../api/index.ts";
-import { ApiError, zodError } from "./errors.ts";
-import type { RequestContext } from "./router.ts";
+import { ApiError } from "./errors.ts";
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -44,77 +41,4 @@ function parseJsonBody(req: IncomingMessage, chunks: Buffer[], size: number, lim
   } catch {
     throw new ApiError("INVALID_BODY", "request body is not valid JSON");
   }
-}
-
-/** The body parsed by schema; a missing body counts as `{}` when `optional`. */
-export async function parseBody<S extends z.ZodType>(
-  ctx: RequestContext,
-  schema: S,
-  opts: { reason?: Reason; optional?: boolean } = {},
-): Promise<z.infer<S>> {
-  const reason = opts.reason ?? "INVALID_BODY";
-  let raw = await ctx.json();
-  if (raw === undefined) {
-    if (!opts.optional) throw new ApiError(reason, "request body is required (JSON object)");
-    raw = {};
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw zodError(parsed.error, reason);
-  return parsed.data;
-}
-
-/** Query parameters parsed by schema (repeated keys: the last one counts). */
-export function parseQuery<S extends z.ZodType>(
-  ctx: RequestContext,
-  schema: S,
-  omit: readonly string[] = [],
-): z.infer<S> {
-  const obj: Record<string, string> = {};
-  for (const [k, v] of ctx.query) if (!omit.includes(k)) obj[k] = v;
-  const parsed = schema.safeParse(obj);
-  if (!parsed.success) throw zodError(parsed.error, "INVALID_QUERY");
-  return parsed.data;
-}
-
-export interface PageResult<T> {
-  items: T[];
-  next_cursor: string | null;
-}
-
-/**
- * One page of `all` (in creation order): items after the cursor that pass `filter`, at most
- * `limit`. The cursor is the UID of an item of `all`, or of one removed since when
- * `positionOf` (creation position by UID, removed items included) is given: the page then
- * starts after the place it had. Any other cursor is 400 INVALID_QUERY.
- */
-export function paginate<T extends { uid: string }>(
-  all: readonly T[],
-  q: { limit?: number; cursor?: string },
-  filter: (t: T) => boolean = () => true,
-  defaultLimit = 1000,
-  positionOf?: (uid: string) => number | undefined,
-): PageResult<T> {
-  const limit = q.limit ?? defaultLimit;
-  let start = 0;
-  if (q.cursor !== undefined) {
-    const i = all.findIndex((t) => t.uid === q.cursor);
-    const gonePos = i < 0 ? positionOf?.(q.cursor) : undefined;
-    if (i >= 0) start = i + 1;
-    else if (gonePos !== undefined) {
-      const next = all.findIndex((t) => (positionOf!(t.uid) ?? 0) > gonePos);
-      start = next < 0 ? all.length : next;
-    } else throw new ApiError("INVALID_QUERY", `cursor ${q.cursor} is not the UID of an item of this list`);
-  }
-  const items: T[] = [];
-  let more = false;
-  for (let i = start; i < all.length; i++) {
-    const t = all[i]!;
-    if (!filter(t)) continue;
-    if (items.length === limit) {
-      more = true;
-      break;
-    }
-    items.push(t);
-  }
-  return { items, next_cursor: more ? items[items.length - 1]!.uid : null };
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Endpoint, EndpointAuth } from "../../api/endpoints/index.ts";
 
 /** Returned by a handler to let the next matching route answer instead. */
 export const NEXT: unique symbol = Symbol("next-route");
@@ -10,8 +11,8 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-/** Who may call a route. "org": bearer token of the org named by the :org path parameter. */
-export type RouteAuth = "org" | "token" | "none" | "admin";
+/** Who may call a route (the endpoint table's rule, api/endpoints/common.ts). */
+export type RouteAuth = EndpointAuth;
 
 export interface RequestContext {
   req: IncomingMessage;
@@ -27,6 +28,12 @@ export interface RequestContext {
   deploymentType: "master" | "shadow" | undefined;
   /** Raw JSON body (undefined when the request has none). Throws 415/400/413 as needed. */
   json(opts?: { limitBytes?: number }): Promise<unknown>;
+  /** The endpoint of the table the answering route serves, if any (http/endpoints.ts). */
+  endpoint: Endpoint | undefined;
+  /** The body checked against the endpoint's schema (see EndpointContext). */
+  body(): Promise<unknown>;
+  /** The query checked against the endpoint's schema (see EndpointContext). */
+  parsedQuery(): unknown;
 }
 
 export type Handler = (
@@ -41,6 +48,8 @@ interface Route {
   keys: string[];
   auth: RouteAuth;
   handler: Handler;
+  /** The endpoint of the table the route serves (set by serve(), http/endpoints.ts). */
+  endpoint?: Endpoint;
 }
 
 /**
@@ -101,7 +110,7 @@ export class Router {
     method: string,
     pattern: string,
     handler: Handler,
-    opts: { auth?: RouteAuth; first?: boolean } = {},
+    opts: { auth?: RouteAuth; first?: boolean; endpoint?: Endpoint } = {},
   ): void {
     const keys: string[] = [];
     const parts = segmentsOf(pattern).map((seg) => {
@@ -116,6 +125,7 @@ export class Router {
       keys,
       auth: opts.auth ?? "org",
       handler,
+      endpoint: opts.endpoint,
     };
     if (opts.first) this.routes.unshift(route);
     else this.routes.push(route);
@@ -138,9 +148,9 @@ export class Router {
     this.add("DELETE", p, h, o);
   }
 
-  /** The registered routes in matching order (read-only view: method, pattern, auth). */
-  list(): { method: string; pattern: string; auth: RouteAuth }[] {
-    return this.routes.map(({ method, pattern, auth }) => ({ method, pattern, auth }));
+  /** The registered routes in matching order (read-only view: method, pattern, auth, endpoint). */
+  list(): { method: string; pattern: string; auth: RouteAuth; endpoint?: Endpoint }[] {
+    return this.routes.map(({ method, pattern, auth, endpoint }) => ({ method, pattern, auth, endpoint }));
   }
 
   /** Whether some route (any method) matches the path. */

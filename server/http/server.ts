@@ -2,9 +2,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Fault } from "../../api/index.ts";
+import type { Endpoint } from "../../api/endpoints/index.ts";
 import type { ServerContext } from "../context.ts";
 import { ApiError } from "./errors.ts";
 import { afterCommit, unsavedError, writeDirectly } from "./durable.ts";
+import { endpointBody, endpointQuery } from "./endpoints.ts";
 import { readJsonBody } from "./io.ts";
 import { ADMIN_PREFIX, API_PREFIX, parseRequestTarget } from "./path.ts";
 import { NEXT, type Match, type Reply, type RequestContext, type Router, type RouteAuth } from "./router.ts";
@@ -262,9 +264,11 @@ class Exchange implements RequestContext {
   params: Record<string, string> = {};
   org = "";
   readonly deploymentType: "master" | "shadow" | undefined;
+  /** The endpoint of the route now answering (runRoutes sets it). */
+  endpoint: Endpoint | undefined;
   private readonly search: string;
-  private parsedQuery: URLSearchParams | undefined;
-  private body: Promise<unknown> | undefined;
+  private searchParams: URLSearchParams | undefined;
+  private bodyRead: Promise<unknown> | undefined;
 
   constructor(
     req: IncomingMessage,
@@ -283,11 +287,19 @@ class Exchange implements RequestContext {
   }
 
   get query(): URLSearchParams {
-    return (this.parsedQuery ??= new URLSearchParams(this.search));
+    return (this.searchParams ??= new URLSearchParams(this.search));
   }
 
   json(opts?: { limitBytes?: number }): Promise<unknown> {
-    return (this.body ??= readJsonBody(this.req, opts?.limitBytes));
+    return (this.bodyRead ??= readJsonBody(this.req, opts?.limitBytes));
+  }
+
+  body(): Promise<unknown> {
+    return endpointBody(this, this.endpoint);
+  }
+
+  parsedQuery(): unknown {
+    return endpointQuery(this, this.endpoint);
   }
 }
 
@@ -303,6 +315,7 @@ function runRoutes(
   for (let i = from; i < routes.length; i++) {
     const { route: r, params } = routes[i]!;
     rc.params = params;
+    rc.endpoint = r.endpoint;
     if (authed !== r.auth) {
       authenticate(ctx, rc, r.auth, params);
       authed = r.auth;

@@ -3,12 +3,13 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import * as api from "../../api/index.ts";
 import { REASONS, type Reason } from "../../api/index.ts";
-import { SERVER_SCHEMAS, OPERATIONS, type Operation } from "./operations/index.ts";
+import { ENDPOINTS, SERVER_SCHEMAS, type Endpoint } from "../../api/endpoints/index.ts";
 
 /**
  * The OpenAPI 3.1 document of the service, generated from the contract: every zod schema
  * exported by api/ becomes a component (z.toJSONSchema, JSON Schema 2020-12, the dialect of
- * OpenAPI 3.1), and OPERATIONS says which of them each route takes and answers.
+ * OpenAPI 3.1), and the endpoint table (api/endpoints/) says which of them each route takes
+ * and answers.
  */
 export type OpenApiDocument = Record<string, unknown> & {
   paths: Record<string, Record<string, OpenApiOperation>>;
@@ -68,7 +69,7 @@ function strip(s: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** `:name` segments as OpenAPI `{name}` templates, with the prefix. */
-export function openApiPath(op: Pick<Operation, "prefix" | "pattern">): string {
+export function openApiPath(op: Pick<Endpoint, "prefix" | "pattern">): string {
   return op.prefix + op.pattern.replace(/:(\w+)/g, "{$1}");
 }
 
@@ -81,7 +82,7 @@ const PARAM_DOC: Record<string, string> = {
 };
 
 /** Reasons every route of this kind can answer with, on top of its own. */
-function commonReasons(op: Operation): Reason[] {
+function commonReasons(op: Endpoint): Reason[] {
   const out: Reason[] = ["INTERNAL_ERROR"];
   if (op.auth !== "none") out.push("UNAUTHORIZED");
   if (op.auth === "org") out.push("FORBIDDEN");
@@ -113,7 +114,7 @@ function errorResponses(reasons: readonly Reason[]) {
   return out;
 }
 
-function operationId(op: Operation): string {
+function operationId(op: Endpoint): string {
   const words = `${op.method.toLowerCase()} ${op.prefix === "/admin" ? "admin " : ""}${op.pattern}`
     .replace(/:(\w+)/g, "by $1")
     .split(/[^A-Za-z0-9]+/)
@@ -148,7 +149,7 @@ function build(): OpenApiDocument {
   };
 
   const paths: OpenApiDocument["paths"] = {};
-  for (const op of OPERATIONS) {
+  for (const op of ENDPOINTS) {
     const path = openApiPath(op);
     const parameters: unknown[] = [...op.pattern.matchAll(/:(\w+)/g)].map(([, name]) => ({
       name,

@@ -1,5 +1,7 @@
 import type { IncomingMessage } from "node:http";
+import { META } from "../../api/endpoints/index.ts";
 import type { ServerContext } from "../context.ts";
+import { serve } from "../http/endpoints.ts";
 import { openApiDocument } from "./document.ts";
 
 /** The origin a request reached the server at (`X-Forwarded-Proto` honoured behind a proxy). */
@@ -13,11 +15,5 @@ export function requestOrigin(ctx: ServerContext, req: IncomingMessage): string 
 
 /** GET /v3/openapi.json: the OpenAPI 3.1 document (no authentication). */
 export function registerOpenApiRoute(ctx: ServerContext): void {
-  ctx.router.get(
-    "/openapi.json",
-    (rc) => ({ status: 200, body: openApiDocument(requestOrigin(ctx, rc.req)) }),
-    {
-      auth: "none",
-    },
-  );
+  serve(ctx, META.openapi, (rc) => ({ status: 200, body: openApiDocument(requestOrigin(ctx, rc.req)) }));
 }

@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import * as fsp from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { WorkloadRecord } from "../records.ts";
-import type { Store } from "../store.ts";
+import type { WorkloadRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
 import { SandboxError, SandboxRuntime } from "./runtime.ts";
 import type { Pool } from "./tickets.ts";
 

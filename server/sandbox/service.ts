@@ -7,11 +7,11 @@ import {
 } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
 import { ApiError, violationError } from "../http/errors.ts";
-import type { SandboxTemplateRecord, WorkloadRecord } from "../records.ts";
+import type { SandboxTemplateRecord, WorkloadRecord } from "../store/records.ts";
 import { SandboxPools, type LiveSandbox, type Pool, type Target } from "./pools.ts";
 import { bubblewrapStatus } from "./runtime.ts";
 import { Snapshots } from "./snapshots.ts";
-import type { SandboxTemplateService } from "./templates.ts";
+import type { SandboxTemplateService } from "../templates/sandbox-templates.ts";
 import { AccessTickets } from "./tickets.ts";
 import { SandboxTargets, type Need } from "./targets.ts";
 import { SandboxTimers } from "./timers.ts";

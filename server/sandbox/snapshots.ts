@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
-import type { Store } from "../store.ts";
+import type { Store } from "../store/store.ts";
 import type { SandboxRuntime } from "./runtime.ts";
 
 /**

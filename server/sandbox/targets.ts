@@ -1,8 +1,8 @@
 import type * as net from "node:net";
 import { TERMINAL_ID } from "../../api/index.ts";
 import { ApiError } from "../http/errors.ts";
-import type { WorkloadRecord } from "../records.ts";
-import type { Store } from "../store.ts";
+import type { WorkloadRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
 import type { Pool, SandboxPools, Target } from "./pools.ts";
 import { DESKTOP_RFB_PORT, type TerminalSession } from "./runtime.ts";
 

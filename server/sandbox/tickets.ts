@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ApiError } from "../http/errors.ts";
-import type { Clock } from "../util.ts";
+import type { Clock } from "../common/util.ts";
 
 /** The two independent sandbox pools (X-Deployment-Type master and shadow). */
 export type Pool = "master" | "shadow";

@@ -1,5 +1,5 @@
-import type { Lifecycle } from "../lifecycle.ts";
-import type { Clock } from "../util.ts";
+import type { Lifecycle } from "../workloads/lifecycle.ts";
+import type { Clock } from "../common/util.ts";
 import type { SandboxPools, Target } from "./pools.ts";
 import type { Snapshots } from "./snapshots.ts";
 import type { AccessTickets } from "./tickets.ts";

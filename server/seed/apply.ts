@@ -1,4 +1,4 @@
-import type { Store } from "../store.ts";
+import type { Store } from "../store/store.ts";
 import type { Seed } from "./schema.ts";
 
 /** Writes the seed's documents into an empty store (platform templates; credits come from the seed). */

@@ -75,6 +75,11 @@ export const SeedSchema = z.strictObject({
 export type Seed = z.infer<typeof SeedSchema>;
 export type Reservation = Seed["reservations"][number];
 
+/** The inventory item of the seed a resource_name names. */
+export function inventoryItem(seed: Pick<Seed, "inventory">, name: string): InventoryItem | undefined {
+  return seed.inventory.find((i) => i.name === name);
+}
+
 /** Reads and validates a seed file (JSON of the Seed shape). */
 export function loadSeedFile(file: string): Seed {
   const raw: unknown = JSON.parse(readFileSync(file, "utf8"));

@@ -1,5 +1,6 @@
 /** The Python example run as its users run it: `python main.py ...` (Python's Automation API, inline). */
-import { existsSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VENV_PYTHON } from "../../scripts/languages.ts";
@@ -7,6 +8,7 @@ import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
 import { filesContaining, printedOutputs, programDir, run } from "../helpers/languages.ts";
+import { runnableBlocks } from "../helpers/markdown.ts";
 
 describe("examples/python-sandbox through Python's Automation API", () => {
   let server: TestServer;
@@ -49,6 +51,33 @@ describe("examples/python-sandbox through Python's Automation API", () => {
         expect((await liveResources(server)).workloads).toEqual([]);
       } finally {
         p.cleanup();
+      }
+    },
+  );
+
+  it(
+    "the README's Python program deploys, previews no changes and destroys",
+    { timeout: 300_000 },
+    async () => {
+      const [code] = runnableBlocks("README.md", "python");
+      const source = mkdtempSync(join(tmpdir(), "cws-readme-python-"));
+      writeFileSync(join(source, "program.py"), code!);
+      copyFileSync(join(import.meta.dirname, "readme", "run_program.py"), join(source, "run_program.py"));
+      const p = programDir("readme-python", source, server);
+      const python = (...args: string[]) =>
+        run(VENV_PYTHON, ["run_program.py", ...args], { cwd: p.project, env: p.env });
+      try {
+        expect(printedOutputs(await python("up"))).toMatchObject({ status: "running" });
+        const live = await liveResources(server);
+        expect(live.workloads.map((w) => [w.name, w.state?.status])).toEqual([["web", "running"]]);
+        expect(live.volumes.map((v) => v.name)).toEqual(["data"]);
+        expect(live.ssh_keys.map((k) => k.name)).toEqual(["deploy"]);
+        await python("preview");
+        await python("destroy");
+        expect(await liveResources(server)).toMatchObject({ workloads: [], volumes: [], ssh_keys: [] });
+      } finally {
+        p.cleanup();
+        rmSync(source, { recursive: true, force: true });
       }
     },
   );

@@ -97,6 +97,32 @@ describe("check-imports", () => {
     expect(bad.stderr).toContain("cycle: src/a.ts -> src/b.ts (type) -> src/a.ts (type)");
     const good = spawnSync(process.execPath, [SCRIPT, "--root", dir, "ok"], { encoding: "utf8" });
     expect(good.status).toBe(0);
-    expect(good.stdout).toContain("no import cycles among 1 file\n");
+    expect(good.stdout).toContain("no import cycles and no import up the layers among 1 file\n");
+  });
+
+  it("refuses an import up the layers unless a reason is written on the line before it", () => {
+    const dir = tree({
+      "server/store/a.ts": `import { w } from "../workloads/w.ts";\nexport const a = w;`,
+      "server/workloads/w.ts": `import { v } from "../volumes/v.ts";\nexport const w = v;`,
+      "server/volumes/v.ts": `import type { C } from "../context.ts";\nexport const v = 1;\nexport type V = C;`,
+      "server/context.ts": `export type C = number;`,
+    });
+    const run = () => spawnSync(process.execPath, [SCRIPT, "--root", dir, "server"], { encoding: "utf8" });
+    const bad = run();
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("2 import(s) up the layers");
+    expect(bad.stderr).toContain(
+      "server/store/a.ts (server store) imports server/workloads/w.ts (server workloads)",
+    );
+    expect(bad.stderr).toContain("server/workloads/w.ts (server workloads) imports server/volumes/v.ts");
+    // the shared context is importable (types only) from every layer; a reason lets an import up
+    writeFileSync(
+      join(dir, "server/store/a.ts"),
+      `// layer: a test of the rule\nimport { w } from "../workloads/w.ts";\nexport const a = w;`,
+    );
+    writeFileSync(join(dir, "server/workloads/w.ts"), `export const w = 1;`);
+    const good = run();
+    expect(good.stderr).toBe("");
+    expect(good.status).toBe(0);
   });
 });

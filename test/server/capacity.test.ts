@@ -1,4 +1,4 @@
-// What a deploy may take (server/capacity.ts, server/billing.ts): bare metal's region-scoped
+// What a deploy may take (server/workloads/capacity.ts, server/common/billing.ts): bare metal's region-scoped
 // claims and rules, inventory capacity and org credits.
 import { describe, expect, it } from "vitest";
 import { adminCall, call, expectError } from "../helpers/http.ts";

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// What a workload tells about itself through the API: events (server/events.ts), logs and following
-// them (server/workload-logs.ts), the RENTAL exec simulation (server/exec-simulator.ts), image
+// What a workload tells about itself through the API: events (server/common/pages.ts), logs and following
+// them (server/workloads/logs.ts), the RENTAL exec simulation (server/workloads/exec-simulator.ts), image
 // digests, VM and BM images, regions.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";

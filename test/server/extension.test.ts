@@ -5,7 +5,7 @@ import { adminCall, call, expectError } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { create, rental, waitForStatus } from "./fixtures.ts";
 
-/** A stand-in sandbox module, plugged in the way server/routes/sandboxes.ts will be. */
+/** A stand-in sandbox module, plugged in the way server/sandbox/routes/index.ts will be. */
 const calls: string[] = [];
 let refuseNext = false;
 let failNext = false;

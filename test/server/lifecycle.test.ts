@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// The workload state machine through the API (server/lifecycle.ts): deploy, suspend, reboot,
+// The workload state machine through the API (server/workloads/lifecycle.ts): deploy, suspend, reboot,
 // soft delete, provisioning errors.
 import { describe, expect, it } from "vitest";
 import { WorkloadState, WorkloadEvent } from "../../api/index.ts";

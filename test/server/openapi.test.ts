@@ -48,6 +48,22 @@ describe("OpenAPI document", () => {
     expect(documented.length).toBe(new Set(documented).size);
   });
 
+  it("registers every route of /v3 and /admin from the endpoint table, with the table's method, path and auth", () => {
+    for (const [prefix, router] of [
+      ["/v3", server.context.router],
+      ["/admin", server.context.admin],
+    ] as const) {
+      for (const r of router.list()) {
+        const where = `${r.method} ${prefix}${r.pattern}`;
+        expect(r.endpoint, where).toBeDefined();
+        expect(
+          [r.endpoint!.prefix, r.endpoint!.method, r.endpoint!.pattern, r.endpoint!.auth],
+          where,
+        ).toEqual([prefix, r.method, r.pattern, r.auth]);
+      }
+    }
+  });
+
   it("documents the WebSocket routes the upgrade handlers take", async () => {
     const sockets = operations().filter(({ op }) => op["x-websocket"]);
     expect(sockets.map((s) => s.path).sort()).toEqual([

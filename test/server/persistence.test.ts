@@ -1,15 +1,19 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { DatabaseSync } from "node:sqlite";
 import { Duplex } from "node:stream";
 import { Pool } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { durableResponses } from "../../server/http/durable.ts";
 import { DEFAULT_SEED } from "../../server/index.ts";
-import { Store } from "../../server/store.ts";
+import { Store } from "../../server/store/store.ts";
 import { call, DEMO_TOKEN, expectError, type ApiServer } from "../helpers/http.ts";
 import { startTestServer } from "../helpers/server.ts";
 import { create, createSshKey, createVolume, rental, waitForStatus } from "./fixtures.ts";
@@ -311,5 +315,36 @@ describe("group commit", () => {
     } finally {
       after.close();
     }
+  });
+
+  it("refuses a data dir of a newer format, naming the file and both formats, and leaves it untouched", async () => {
+    const dataDir = tmp();
+    const a = await startTestServer({ dataDir });
+    await create(a, rental());
+    await a.close();
+    const file = join(dataDir, "cws.sqlite");
+    const db = new DatabaseSync(file);
+    db.exec("PRAGMA journal_mode = DELETE; PRAGMA user_version = 2;");
+    db.close();
+    const hash = () => createHash("sha256").update(readFileSync(file)).digest("hex");
+    const before = hash();
+
+    expect(() => new Store(dataDir)).toThrow(
+      `${file} was written by a newer reference server (data format 2; this server reads formats up to 1). ` +
+        "Nothing in it was changed",
+    );
+    const bin = fileURLToPath(new URL("../../bin/cws", import.meta.url));
+    const run = promisify(execFile)(bin, ["serve", "--port", "0", "--data-dir", dataDir]);
+    const failed = (await run.then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as { code: number; stderr: string } | undefined;
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toContain("data format 2; this server reads formats up to 1");
+    expect(hash()).toBe(before);
+    const after = new DatabaseSync(file, { readOnly: true });
+    expect(after.prepare("PRAGMA user_version").get()).toEqual({ user_version: 2 });
+    expect(after.prepare("PRAGMA journal_mode").get()).toEqual({ journal_mode: "delete" });
+    after.close();
   });
 });

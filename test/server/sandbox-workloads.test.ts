@@ -1,5 +1,5 @@
-// SANDBOX workloads registered and patched through WorkloadService (server/workloads.ts,
-// server/workload-checks.ts), without deploying them: what a template fixes, what a sandbox
+// SANDBOX workloads registered and patched through WorkloadService (server/workloads/service.ts,
+// server/workloads/checks.ts), without deploying them: what a template fixes, what a sandbox
 // refuses, what PATCH may change.
 import { describe, expect, it } from "vitest";
 import { Workload } from "../../api/index.ts";

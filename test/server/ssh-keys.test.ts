@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// SSH keys through the API (SshKeyService in server/ssh-keys.ts).
+// SSH keys through the API (SshKeyService in server/ssh-keys/service.ts).
 import { describe, expect, it } from "vitest";
 import { SshKey } from "../../api/index.ts";
 import { call, expectError } from "../helpers/http.ts";

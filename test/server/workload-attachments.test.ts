@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// Volumes and SSH keys attached to workloads (server/workload-attachments.ts, server/volume-state.ts).
+// Volumes and SSH keys attached to workloads (server/workloads/attachments.ts, server/workloads/volume-states.ts).
 import { describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";

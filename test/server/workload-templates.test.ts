@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// Workload templates through the API (WorkloadTemplateService in server/workload-templates.ts, served
+// Workload templates through the API (WorkloadTemplateService in server/templates/workload-templates.ts, served
 // under /templates).
 import { describe, expect, it } from "vitest";
 import { WorkloadTemplate } from "../../api/index.ts";

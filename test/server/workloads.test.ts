@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// Workloads through the API (WorkloadService in server/workloads.ts, server/workload-checks.ts,
-// server/routes/workloads.ts): registration and its rules, listing, PATCH, and one org never seeing
+// Workloads through the API (WorkloadService in server/workloads/service.ts, server/workloads/checks.ts,
+// server/workloads/routes.ts): registration and its rules, listing, PATCH, and one org never seeing
 // another's.
 import { describe, expect, it } from "vitest";
 import { WorkloadOperation, Workload } from "../../api/index.ts";

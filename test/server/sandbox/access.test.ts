@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 // Access tickets, terminals over WebSocket and the desktop (RFB) on real sandboxes, through the API
-// (server/sandbox/tickets.ts, server/routes/sandbox-terminals.ts, server/routes/sandbox-ws.ts).
+// (server/sandbox/tickets.ts, server/sandbox/routes/terminals.ts, server/sandbox/routes/sockets.ts).
 import { beforeAll, describe, expect, it } from "vitest";
 import type WebSocket from "ws";
 import { call, expectError, handshake, OTHER_TOKEN, readUntil, wsUrl } from "../../helpers/http.ts";

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 // Sandbox routes on real bubblewrap sandboxes: deploy, exec, files, PATCH without redeploy, SSH keys
-// (server/routes/sandbox-ops.ts, server/routes/sandbox-files.ts, server/sandbox/pools.ts).
+// (server/sandbox/routes/ops.ts, server/sandbox/routes/files.ts, server/sandbox/pools.ts).
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as os from "node:os";

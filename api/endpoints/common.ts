@@ -1,0 +1,80 @@
+import type { z } from "zod";
+import type { Reason } from "../index.ts";
+
+/**
+ * Who may call an endpoint. "org": a bearer token of the org named by the :org path parameter;
+ * "token": a token of any org; "admin": the admin token; "none": anyone.
+ */
+export type EndpointAuth = "org" | "token" | "none" | "admin";
+
+/**
+ * One endpoint, declared once: its route, who may call it, the contract schemas of its query,
+ * body and answers, its success statuses and its error reasons. The server registers its
+ * handler from it (server/http/endpoints.ts), the OpenAPI document is built from it, and a test
+ * holds the client's methods to it.
+ */
+export interface Endpoint {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** "/v3" (the API) or "/admin". */
+  prefix: "/v3" | "/admin";
+  /** Router pattern relative to the prefix, `:name` segments. */
+  pattern: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  auth: EndpointAuth;
+  query?: z.ZodObject;
+  /** Extra query parameters not in a schema (name, description, repeated). */
+  queryParams?: { name: string; description: string; repeated?: boolean; required?: boolean }[];
+  body?: z.ZodType;
+  bodyOptional?: boolean;
+  /** Reason of a body that breaks `body` (default INVALID_BODY). */
+  bodyReason?: Reason;
+  /** Success answers by status: a JSON schema, "text" (text/plain), or null (no body). */
+  responses: Record<number, { description: string; schema?: z.ZodType | null; text?: boolean }>;
+  /** Reason codes this operation answers with, beyond those every route of its kind can. */
+  reasons: Reason[];
+  /** A WebSocket handshake (served by an upgrade handler, not the router). */
+  websocket?: boolean;
+}
+
+export const W = "/orgs/:org/workloads/:uid";
+export const ok = (schema: z.ZodType, description = "OK") => ({ 200: { description, schema } });
+export const created = (schema: z.ZodType, description = "Created") => ({ 201: { description, schema } });
+export const noContent = { 204: { description: "No Content", schema: null } };
+export const WL: Reason[] = ["WORKLOAD_NOT_FOUND"];
+export const SANDBOX_TARGET: Reason[] = [
+  "WORKLOAD_NOT_FOUND",
+  "WORKLOAD_OPERATION_UNSUPPORTED",
+  "WORKLOAD_SANDBOX_NOT_DEPLOYED",
+  "WORKLOAD_SANDBOX_UNAVAILABLE",
+  "WORKLOAD_SANDBOX_TARGET_NOT_FOUND",
+  "WORKLOAD_SANDBOX_INVALID_STATE",
+  "WORKLOAD_SANDBOX_GATEWAY_FAILURE",
+];
+export const CREATE_RULES: Reason[] = [
+  "WORKLOAD_NAME_INVALID",
+  "WORKLOAD_FIELD_REQUIRED",
+  "WORKLOAD_FIELD_UNSUPPORTED",
+  "WORKLOAD_FIELD_INVALID",
+  "WORKLOAD_PORT_INVALID",
+  "WORKLOAD_DIRECT_PORTS_LIMIT",
+  "WORKLOAD_VM_PASSWORD_INVALID",
+  "WORKLOAD_RESOURCE_NOT_FOUND",
+  "WORKLOAD_RESOURCE_TYPE_MISMATCH",
+  "WORKLOAD_IMAGE_NOT_FOUND",
+  "WORKLOAD_REGION_NOT_ALLOWED",
+  "WORKLOAD_SSH_KEY_NOT_FOUND",
+  "WORKLOAD_VOLUME_NOT_FOUND",
+  "WORKLOAD_VOLUME_IN_USE",
+  "WORKLOAD_SANDBOX_PORT_RESERVED",
+  "WORKLOAD_SANDBOX_TIMEOUTS_INVALID",
+];
+export const DEPLOY: Reason[] = [
+  "WORKLOAD_INVALID_STATE",
+  "WORKLOAD_NO_CAPACITY",
+  "WORKLOAD_INSUFFICIENT_CREDITS",
+  "WORKLOAD_SANDBOX_NO_CAPACITY",
+  "WORKLOAD_SANDBOX_TEMPLATE_NOT_READY",
+  "WORKLOAD_SANDBOX_TEMPLATE_NOT_FOUND",
+];

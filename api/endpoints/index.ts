@@ -1,0 +1,32 @@
+import { ADMIN } from "./admin.ts";
+import { SANDBOX_TEMPLATES, SSH_KEYS, TEMPLATES, VOLUMES } from "./collections.ts";
+import type { Endpoint } from "./common.ts";
+import { META } from "./meta.ts";
+import { SANDBOXES } from "./sandboxes.ts";
+import { WORKLOADS } from "./workloads.ts";
+
+export type { Endpoint, EndpointAuth } from "./common.ts";
+export { SERVER_SCHEMAS } from "./answers.ts";
+export { ADMIN, META, SANDBOXES, SANDBOX_TEMPLATES, SSH_KEYS, TEMPLATES, VOLUMES, WORKLOADS };
+
+/**
+ * The endpoint table: every endpoint of the service (under /v3) and of the reference server's
+ * admin surface (under /admin), by resource. The server registers each handler from its entry
+ * (server/http/endpoints.ts), the OpenAPI document is generated from the table and the schemas
+ * of api/, and test/client/endpoints.test.ts holds the client's methods to it.
+ */
+export const ENDPOINT_GROUPS = {
+  meta: META,
+  workloads: WORKLOADS,
+  sandboxes: SANDBOXES,
+  sandboxTemplates: SANDBOX_TEMPLATES,
+  templates: TEMPLATES,
+  volumes: VOLUMES,
+  sshKeys: SSH_KEYS,
+  admin: ADMIN,
+} as const;
+
+/** Every endpoint, in the order of the document. */
+export const ENDPOINTS: readonly Endpoint[] = Object.values(ENDPOINT_GROUPS).flatMap((g) =>
+  Object.values(g as Record<string, Endpoint>),
+);

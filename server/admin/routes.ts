@@ -1,0 +1,69 @@
+import { ADMIN } from "../../api/endpoints/index.ts";
+import type { ServerContext } from "../context.ts";
+import { serve } from "../http/endpoints.ts";
+import { sshKeyView } from "../ssh-keys/views.ts";
+import { sandboxTemplateView, workloadTemplateView } from "../templates/views.ts";
+import { volumeView } from "../volumes/views.ts";
+import { workloadOperation } from "../workloads/views.ts";
+
+/** The admin surface under /admin (its own bearer token): reset, inspection, faults, provisioning outcomes, credits. */
+export function registerAdminRoutes(ctx: ServerContext): void {
+  const { lifecycle: lc, store } = ctx;
+  const svc = ctx.services.admin;
+
+  serve(ctx, ADMIN.reset, async () => {
+    await svc.reset();
+    return { status: 200, body: { status: "reset" } };
+  });
+  // The orgs of the seed with their credit balance (for tools that walk every org).
+  serve(ctx, ADMIN.listOrgs, () => ({
+    status: 200,
+    body: { items: store.seed.orgs.map((o) => ({ org: o.slug, credits: svc.credits(o.slug) })) },
+  }));
+  serve(ctx, ADMIN.orgResources, (rc) => {
+    const r = svc.resources(svc.org(rc.params.org!));
+    return {
+      status: 200,
+      body: {
+        workloads: r.workloads.map((w) => workloadOperation(store, w)),
+        volumes: r.volumes.map((v) => volumeView(store, v)),
+        ssh_keys: r.sshKeys.map(sshKeyView),
+        templates: r.workloadTemplates.map(workloadTemplateView),
+        sandbox_templates: r.sandboxTemplates.map(sandboxTemplateView),
+      },
+    };
+  });
+
+  serve(ctx, ADMIN.createFault, async (rc) => ({
+    status: 201,
+    body: { id: ctx.faults.add(await rc.body()).id },
+  }));
+  serve(ctx, ADMIN.listFaults, () => ({ status: 200, body: { items: ctx.faults.list() } }));
+  serve(ctx, ADMIN.clearFaults, () => {
+    ctx.faults.clear();
+    return { status: 204 };
+  });
+
+  serve(ctx, ADMIN.createProvisioningRule, async (rc) => {
+    const o = svc.org(rc.params.org!);
+    return { status: 201, body: lc.rules.add(o, await rc.body()) };
+  });
+  serve(ctx, ADMIN.listProvisioningRules, (rc) => ({
+    status: 200,
+    body: { items: lc.rules.list(svc.org(rc.params.org!)) },
+  }));
+  serve(ctx, ADMIN.clearProvisioningRules, (rc) => {
+    lc.rules.clear(svc.org(rc.params.org!));
+    return { status: 204 };
+  });
+
+  serve(ctx, ADMIN.setCredits, async (rc) => {
+    const o = svc.org(rc.params.org!);
+    const body = await rc.body();
+    return { status: 200, body: { org: o, balance: svc.setCredits(o, body.balance) } };
+  });
+  serve(ctx, ADMIN.getCredits, (rc) => ({
+    status: 200,
+    body: { org: rc.params.org, balance: svc.credits(svc.org(rc.params.org!)) },
+  }));
+}

@@ -1,0 +1,44 @@
+import { type SshKeyPatch, type SshKeyCreate } from "../../api/index.ts";
+import { rename, ResourceCollection, type ServiceDeps } from "../common/collection.ts";
+import { ApiError } from "../http/errors.ts";
+import type { SshKeyRecord } from "../store/records.ts";
+import { newUid } from "../common/util.ts";
+import { isLive } from "../workloads/checks.ts";
+
+/**
+ * SSH keys (spec 4.6). PATCH renames a key (its public key is immutable). Delete of a key a live
+ * workload uses is refused (409 SSH_KEY_IN_USE).
+ */
+export class SshKeyService extends ResourceCollection<SshKeyRecord, SshKeyPatch> {
+  constructor(deps: ServiceDeps) {
+    super(deps, deps.store.sshKeys, {
+      name: "ssh-keys",
+      noun: "SSH key",
+      notFound: "SSH_KEY_NOT_FOUND",
+      apply: rename,
+      deletable: (k) => {
+        const users = deps.store.workloads.list(k.org).filter((w) => isLive(w) && w.ssh_keys.includes(k.uid));
+        if (users.length) {
+          throw new ApiError(
+            "SSH_KEY_IN_USE",
+            `SSH key ${k.uid} is attached to workload ${users.map((w) => w.uid).join(", ")}: detach it first`,
+          );
+        }
+      },
+    });
+  }
+
+  create(org: string, body: SshKeyCreate): SshKeyRecord {
+    const now = this.now();
+    const k: SshKeyRecord = {
+      uid: newUid("key"),
+      org,
+      name: body.name,
+      public_key_raw: body.ssh_key.trim(),
+      created_at: now,
+      updated_at: now,
+    };
+    this.docs.put(k);
+    return k;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * What the docs tests read from Markdown: the pages (README.md and docs/), their links, the
+ * anchors their headings make, and the code blocks marked `<!-- runnable: LANG -->`.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+
+/** README.md and every Markdown page under docs/, relative to the repository root. */
+export function docPages(): string[] {
+  const docs = readdirSync(join(REPO_ROOT, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => join("docs", f))
+    .sort();
+  return ["README.md", ...docs];
+}
+
+/** The page's text with fenced code blocks and inline code blanked (links in code are not links). */
+function prose(text: string): string {
+  return text
+    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, (m) => m.replace(/[^\n]/g, " "))
+    .replace(/`[^`\n]*`/g, (m) => " ".repeat(m.length));
+}
+
+/** Relative link targets of a page (external URLs and mail links left out). */
+export function relativeLinks(text: string): string[] {
+  const out: string[] = [];
+  for (const m of prose(text).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+    const target = m[1]!;
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+    out.push(target);
+  }
+  return out;
+}
+
+/** The anchors the headings of a page make, as GitHub spells them. */
+export function anchors(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  const headings = text
+    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "")
+    .split("\n")
+    .filter((l) => /^#{1,6} /.test(l));
+  for (const h of headings) {
+    const base = h
+      .replace(/^#+ /, "")
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/\s/g, "-");
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+/** The code blocks of a page marked runnable for `lang` (`<!-- runnable: lang -->` before the fence). */
+export function runnableBlocks(page: string, lang: string): string[] {
+  const text = readFileSync(join(REPO_ROOT, page), "utf8");
+  const re = new RegExp(`<!-- runnable: ${lang} -->\\s*\\n\`\`\`[^\\n]*\\n([\\s\\S]*?)^\`\`\`$`, "gm");
+  return [...text.matchAll(re)].map((m) => m[1]!);
+}
