@@ -131,6 +131,15 @@ describe("OpenTofu: examples/opentofu-basic through terraform-provider-cws", () 
       expectExit(await p.run("apply", "-auto-approve", "-var", "image=nginx:1.28"), 0);
       expect((await workload("web")).envs).toEqual([{ name: "MODE", value: "prod" }]);
 
+      // Deleted behind its back: it leaves the state and the plan makes it again.
+      const tpl = (await liveResources(server)).templates.find((t) => t.name === "web-service")!;
+      await api(server, "DELETE", `/orgs/demo/templates/${tpl.uid}`);
+      const gone = expectExit(await p.run("plan", "-var", "image=nginx:1.28"), 0);
+      expect(gone.output).toMatch(/# cws_workload_template\.web will be created/);
+      expect(gone.output).toMatch(/Plan: 1 to add, 0 to change, 0 to destroy/);
+      expectExit(await p.run("apply", "-auto-approve", "-var", "image=nginx:1.28"), 0);
+      expect((await liveResources(server)).templates.map((t) => t.name)).toEqual(["web-service"]);
+
       // Suspended behind its back: the plan shows it, apply deploys it again.
       await api(server, "POST", `/orgs/demo/workloads/${web.uid}/suspend`);
       const suspended = expectExit(await p.run("plan", "-detailed-exitcode", "-var", "image=nginx:1.28"), 2);
