@@ -16,25 +16,24 @@ import {
   fromState,
   type CheckFailure,
   type Context,
-  type DiffResult,
   type Props,
   type ProviderConfig,
   type ResourceModule,
 } from "./core.ts";
-import { errorDiag, hclPath, hclWords, messageOf, warningDiag, type Diagnostic } from "./diagnostics.ts";
+import { errorDiag, hclPath, hclWords, messageOf, type Diagnostic } from "./diagnostics.ts";
 import { UNKNOWN_VALUE, decodeMsgpack, encodeMsgpack, type MsgValue } from "./msgpack.ts";
 import {
   PROVIDER_ATTRIBUTES,
   dataSourcesOf,
   resourcesOf,
-  snake,
   type PackageSchema,
   type TfAttribute,
   type TfResource,
 } from "./tf-schema.ts";
 import { checkTimeouts, timeoutMs, type TimeoutKey } from "./timeouts.ts";
-import { containsUnknownValue, sameJson, sameValue, toCore, toTf } from "./values.ts";
+import { isInput, planChange } from "./plan.ts";
 import { schemaMessage } from "./schema-message.ts";
+import { containsUnknownValue, sameJson, sameValue, toCore, toTf } from "./values.ts";
 
 type TfObject = { [key: string]: MsgValue };
 interface DynamicValue {
@@ -42,9 +41,6 @@ interface DynamicValue {
   json?: Buffer;
 }
 type Req = Record<string, unknown> & { type_name?: string };
-
-/** Computed attributes that keep their value through an update. */
-const STABLE = new Set(["id", "uid", "created_at"]);
 
 const ENV: Record<string, string> = { baseUrl: "CWS_BASE_URL", org: "CWS_ORG", apiToken: "CWS_API_TOKEN" };
 
@@ -55,8 +51,6 @@ function decodeValue(v: DynamicValue | undefined): TfObject | null {
 }
 
 const encodeValue = (v: MsgValue): DynamicValue => ({ msgpack: encodeMsgpack(v) });
-
-const isInput = (a: TfAttribute) => !a.computed;
 
 export class TofuProvider {
   readonly #resources: Map<string, TfResource>;
@@ -322,37 +316,17 @@ export class TofuProvider {
     const olds = prior ? this.#olds(r, prior) : {};
     const failures = this.#checkConfig(r, m, olds, config);
     if (failures.length) return { diagnostics: failures };
-    const planned: TfObject = { ...proposed };
     if (!prior) {
+      const planned: TfObject = { ...proposed };
       for (const a of r.attributes) if (a.computed) planned[a.name] = UNKNOWN_VALUE;
       return { planned_state: encodeValue(planned), diagnostics: [] };
     }
     const news = m.check(olds, toCore(r.attributes.filter(isInput), config)).inputs;
-    const d = m.diff(String(prior.id), olds, news);
-    for (const a of r.attributes.filter(isInput)) {
-      const want = config[a.name] ?? null;
-      const had = prior[a.name] ?? null;
-      // What the program says, unless the core finds it the same as what the state holds.
-      const same = !(a.key in d.detail) || (a.json && sameJson(want, had));
-      planned[a.name] = want !== null && had !== null && same && !containsUnknownValue(want) ? had : want;
-    }
-    const changed = r.attributes.filter(
-      (a) => isInput(a) && !sameValue(planned[a.name], prior[a.name] ?? null),
-    );
-    const replaced = d.replaces.length > 0 && changed.length > 0;
-    for (const a of r.attributes.filter((x) => x.computed)) {
-      planned[a.name] =
-        (replaced && a.name !== "id") || (changed.length && !STABLE.has(a.name))
-          ? UNKNOWN_VALUE
-          : (prior[a.name] ?? null);
-    }
-    const diagnostics: Diagnostic[] = [];
-    const redeploy = redeployWords(r, d, changed, prior.name);
-    if (redeploy && !replaced) diagnostics.push(warningDiag(redeploy.summary, redeploy.detail));
+    const change = planChange(r, m.diff(String(prior.id), olds, news), prior, proposed, config);
     return {
-      planned_state: encodeValue(planned),
-      requires_replace: d.replaces.map((k) => ({ steps: [{ attribute_name: snake(k) }] })),
-      diagnostics,
+      planned_state: encodeValue(change.planned),
+      requires_replace: change.requiresReplace.map((name) => ({ steps: [{ attribute_name: name }] })),
+      diagnostics: change.diagnostics,
     };
   }
 
@@ -471,16 +445,5 @@ function timeoutsOf(state: TfObject): MsgValue {
     read: t.read ?? null,
     update: t.update ?? null,
     delete: t.delete ?? null,
-  };
-}
-
-/** The redeploy said in the plan: which changes make the service restart the workload. */
-function redeployWords(r: TfResource, d: DiffResult, changed: TfAttribute[], name: MsgValue) {
-  const names = changed.filter((a) => d.detail[a.key] === "redeploy").map((a) => a.name);
-  if (!names.length) return undefined;
-  const what = `${r.typeName}${typeof name === "string" ? ` "${name}"` : ""}`;
-  return {
-    summary: `${names.join(", ")} ${names.length === 1 ? "changes" : "change"}: the service redeploys ${what} (restart)`,
-    detail: `Applying this plan updates ${what} in place; the service restarts it to apply ${names.join(", ")}.`,
   };
 }
