@@ -106,7 +106,7 @@ function run(
 }
 
 /** `go build` of `pkg` in a wrapper module into `out`, counting compiled packages as progress. */
-async function goBuild(
+export async function goBuild(
   what: string,
   pkg: string,
   wrapperDir: string,

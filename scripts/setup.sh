@@ -36,6 +36,10 @@ npm run --silent build
 # npm scripts run with node_modules/.bin (Node 24) first on PATH.
 npm run --silent pulumi:build
 
+# OpenTofu, for the OpenTofu front end (terraform-provider-cws) and its tests: built from the Go
+# module proxy and cached by version beside the Pulumi CLI (scripts/tofu-toolchain.ts).
+npm run --silent tofu:build
+
 # Python, Go and YAML programs: the SDKs generated from schema.json (tools/gen-sdk, cached),
 # the project's Python virtual environment (.venv) and the Go programs' modules.
 npm run --silent languages:setup

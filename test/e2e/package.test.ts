@@ -21,6 +21,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PASSPHRASE } from "../../scripts/offline-stack.ts";
 import { REPO_ROOT, pulumiRoot, pulumiVersion } from "../../scripts/pulumi-toolchain.ts";
+import { tofuPath } from "../../scripts/tofu-toolchain.ts";
 import { DEMO_TOKEN } from "../helpers/http.ts";
 
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
@@ -194,7 +195,10 @@ describe("the packed package, installed into an empty project", () => {
       expect.arrayContaining([
         "bin/cws",
         "bin/pulumi-resource-cws",
+        "bin/terraform-provider-cws",
         "dist/provider/native/main.js",
+        "dist/provider/opentofu/main.js",
+        "dist/provider/opentofu/tfplugin6.proto",
         "dist/sdk/native/index.d.ts",
         "dist/schema.json",
         "dist/sdk/index.js",
@@ -212,6 +216,34 @@ describe("the packed package, installed into an empty project", () => {
     const installed = join(project, "node_modules", "pulumi-cws");
     expect(lstatSync(installed).isDirectory()).toBe(true);
     expect(lstatSync(installed).isSymbolicLink()).toBe(false);
+  });
+
+  it("runs as OpenTofu's provider from the installed package (dev_overrides on node_modules/.bin)", async () => {
+    const tf = join(dir, "tofu-project");
+    mkdirSync(tf);
+    writeFileSync(
+      join(tf, "main.tf"),
+      `terraform {\n  required_providers {\n    cws = { source = "cws/cws" }\n  }\n}\n\n` +
+        `data "cws_regions" "active" {\n  active_only = true\n}\n\n` +
+        `resource "cws_volume" "data" {\n  name          = "data"\n  size_in_mb    = 256\n  resource_name = "gpu-rental-small"\n}\n`,
+    );
+    const rc = join(dir, "tofu.rc");
+    const overrides = join(project, "node_modules", ".bin");
+    writeFileSync(
+      rc,
+      `provider_installation {\n  dev_overrides {\n    "registry.opentofu.org/cws/cws" = "${overrides}"\n  }\n  direct {}\n}\n`,
+    );
+    const env = {
+      ...userEnv(currentBin),
+      TF_CLI_CONFIG_FILE: rc,
+      CHECKPOINT_DISABLE: "1",
+      CWS_BASE_URL: `${server.origin}/v3`,
+      CWS_ORG: "demo",
+      CWS_API_TOKEN: DEMO_TOKEN,
+    };
+    const r = await run(tofuPath(), ["plan", "-no-color"], { cwd: tf, env });
+    expect(r.stdout).toMatch(/data\.cws_regions\.active: Read complete/);
+    expect(r.stdout).toMatch(/Plan: 1 to add, 0 to change, 0 to destroy/);
   });
 
   it("the installed dynamic provider runs from its bundle, with zod, undici and ws inside it", async () => {

@@ -35,6 +35,15 @@ export interface LiveResources {
   sandbox_templates: { uid: string; name: string }[];
 }
 
+/** What the admin listing reports for an org with nothing left in it. */
+export const EMPTY_ORG: LiveResources = {
+  workloads: [],
+  volumes: [],
+  ssh_keys: [],
+  templates: [],
+  sandbox_templates: [],
+};
+
 /** Every live resource of an org, as the admin listing reports it. */
 export function liveResources(server: AdminServer, org = "demo"): Promise<LiveResources> {
   return admin<LiveResources>(server, "GET", `/orgs/${org}/resources`);

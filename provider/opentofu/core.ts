@@ -1,0 +1,20 @@
+/**
+ * Everything the OpenTofu front end takes from the provider core, in one place: the resource
+ * modules and their contract, state versions, lookups, configuration and the client. The rest
+ * of provider/opentofu/ is protocol only and imports the core through this file.
+ */
+export { CwsClient } from "../../client/index.ts";
+export type { ProviderConfig } from "../core/config.ts";
+export { FUNCTIONS, checkFunctionArgs, type FunctionDef } from "../resources/functions/controller.ts";
+export { servedSchema } from "../native/schema.ts";
+export { RESOURCES, resourceModule } from "../registry.ts";
+export {
+  PartialStateError,
+  type CheckFailure,
+  type Context,
+  type DiffResult,
+  type Props,
+  type ResourceModule,
+} from "../core/types.ts";
+export { STATE_VERSION, STATE_VERSION_KEY, fromState } from "../core/state.ts";
+export { UNKNOWN } from "../core/unknowns.ts";

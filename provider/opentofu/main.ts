@@ -1,0 +1,28 @@
+/**
+ * Entry point of `terraform-provider-cws`, the provider for OpenTofu and Terraform. They start
+ * it with the go-plugin environment and read the handshake line from its first line of stdout.
+ */
+import { readFileSync } from "node:fs";
+import { servedSchema } from "./core.ts";
+import { refusal, servePlugin } from "./plugin-server.ts";
+import { TofuProvider } from "./provider.ts";
+import type { PackageSchema } from "./tf-schema.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+
+const refused = refusal();
+if (refused) {
+  process.stderr.write(`terraform-provider-cws: ${refused}\n`);
+  process.exit(1);
+}
+const version = (JSON.parse(readFileSync(new URL("package.json", ROOT), "utf8")) as { version: string })
+  .version;
+const provider = new TofuProvider(JSON.parse(servedSchema(ROOT, version)) as PackageSchema);
+
+servePlugin(provider).then(
+  ({ handshake }) => process.stdout.write(`${handshake}\n`),
+  (e: unknown) => {
+    process.stderr.write(`terraform-provider-cws: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  },
+);

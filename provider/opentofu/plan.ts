@@ -1,0 +1,73 @@
+/**
+ * The planned state of a change to an existing object, from the core's diff: what OpenTofu shows
+ * and later holds the apply to.
+ *
+ * - An input is planned as the configuration says, unless the core finds it the same as what the
+ *   state holds: then the state's value stays (OpenTofu accepts the prior value for an
+ *   equivalent configuration), so what the service fills in (a port's protocol) and a JSON
+ *   document's spelling never show as a change.
+ * - Computed attributes become "known after apply" when an input changes (all of them on a
+ *   replacement; the id, uid and creation time survive an update), else they keep their values.
+ * - Replacement where the core replaces; a warning when the service redeploys the object.
+ */
+import type { DiffResult } from "./core.ts";
+import { warningDiag, type Diagnostic } from "./diagnostics.ts";
+import { UNKNOWN_VALUE, type MsgValue } from "./msgpack.ts";
+import { snake, type TfAttribute, type TfResource } from "./tf-schema.ts";
+import { containsUnknownValue, sameJson, sameValue } from "./values.ts";
+
+type TfObject = { [key: string]: MsgValue };
+
+/** Computed attributes that keep their value through an update. */
+const STABLE = new Set(["id", "uid", "created_at"]);
+
+export const isInput = (a: TfAttribute) => !a.computed;
+
+export interface PlannedChange {
+  planned: TfObject;
+  requiresReplace: string[];
+  diagnostics: Diagnostic[];
+}
+
+export function planChange(
+  r: TfResource,
+  d: DiffResult,
+  prior: TfObject,
+  proposed: TfObject,
+  config: TfObject,
+): PlannedChange {
+  const planned: TfObject = { ...proposed };
+  for (const a of r.attributes.filter(isInput)) {
+    const want = config[a.name] ?? null;
+    const had = prior[a.name] ?? null;
+    const same = !(a.key in d.detail) || (a.json && sameJson(want, had));
+    planned[a.name] = want !== null && had !== null && same && !containsUnknownValue(want) ? had : want;
+  }
+  const changed = r.attributes.filter(
+    (a) => isInput(a) && !sameValue(planned[a.name], prior[a.name] ?? null),
+  );
+  const replaced = d.replaces.length > 0 && changed.length > 0;
+  for (const a of r.attributes.filter((x) => x.computed)) {
+    planned[a.name] =
+      (replaced && a.name !== "id") || (changed.length && !STABLE.has(a.name))
+        ? UNKNOWN_VALUE
+        : (prior[a.name] ?? null);
+  }
+  const redeploy = replaced ? undefined : redeployWarning(r, d, changed, prior.name ?? null);
+  return {
+    planned,
+    requiresReplace: d.replaces.map(snake),
+    diagnostics: redeploy ? [redeploy] : [],
+  };
+}
+
+/** The redeploy said in the plan: which changes make the service restart the object. */
+function redeployWarning(r: TfResource, d: DiffResult, changed: TfAttribute[], name: MsgValue) {
+  const names = changed.filter((a) => d.detail[a.key] === "redeploy").map((a) => a.name);
+  if (!names.length) return undefined;
+  const what = `${r.typeName}${typeof name === "string" ? ` "${name}"` : ""}`;
+  return warningDiag(
+    `${names.join(", ")} ${names.length === 1 ? "changes" : "change"}: the service redeploys ${what} (restart)`,
+    `Applying this plan updates ${what} in place; the service restarts it to apply ${names.join(", ")}.`,
+  );
+}

@@ -1,0 +1,234 @@
+/**
+ * The OpenTofu schema of the provider, derived from the package schema (schema.json, the
+ * generated contract the Pulumi front ends serve): every resource and lookup under its HCL name
+ * (`cws_workload`, `cws_regions`), attributes in snake_case with their types and descriptions,
+ * secrets as `sensitive`, the inputs a program must give as `required`, outputs as `computed`,
+ * plus `id` and a `timeouts` block on every resource. Objects inside inputs are nested
+ * attributes (`ports = [{ port = 8080 }]`); a free-form document (a template's manifest) is a
+ * JSON string (`jsonencode(...)`).
+ */
+
+/** An OpenTofu value type in its JSON form ("string", ["list", "string"], ["object", {...}]). */
+export type TfType =
+  "string" | "number" | "bool" | ["list", TfType] | ["map", TfType] | ["object", Record<string, TfType>];
+
+export interface TfAttribute {
+  /** HCL name (snake_case). */
+  name: string;
+  /** Property name in the provider core (camelCase). */
+  key: string;
+  type: TfType;
+  /** Objects and lists of objects in inputs: nested attributes. */
+  nested?: { nesting: "SINGLE" | "LIST"; attributes: TfAttribute[] };
+  /** A JSON document held as a string. */
+  json?: boolean;
+  required?: boolean;
+  optional?: boolean;
+  computed?: boolean;
+  sensitive?: boolean;
+  description?: string;
+}
+
+export interface TfResource {
+  /** `cws_workload`. */
+  typeName: string;
+  /** The core's name for it: a resource type ("Workload") or a lookup ("getRegions"). */
+  coreName: string;
+  description: string;
+  attributes: TfAttribute[];
+  /** The value type of the whole object (attributes, plus the timeouts block on resources). */
+  type: ["object", Record<string, TfType>];
+}
+
+export const PROVIDER_PREFIX = "cws";
+export const TIMEOUT_KEYS = ["create", "read", "update", "delete"] as const;
+const TIMEOUTS_TYPE: TfType = ["object", Object.fromEntries(TIMEOUT_KEYS.map((k) => [k, "string"]))];
+
+export const snake = (camel: string) => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+interface PropertySpec {
+  type?: string;
+  $ref?: string;
+  items?: PropertySpec;
+  additionalProperties?: PropertySpec;
+  description?: string;
+  secret?: boolean;
+}
+interface ObjectSpec {
+  properties: Record<string, PropertySpec>;
+  required?: string[];
+}
+export interface PackageSchema {
+  config: { variables: Record<string, PropertySpec> };
+  types: Record<string, ObjectSpec>;
+  resources: Record<
+    string,
+    {
+      description: string;
+      properties: Record<string, PropertySpec>;
+      inputProperties: Record<string, PropertySpec>;
+      requiredInputs?: string[];
+    }
+  >;
+  functions: Record<
+    string,
+    {
+      description: string;
+      inputs: { properties: Record<string, PropertySpec> };
+      outputs: { properties: Record<string, PropertySpec> };
+    }
+  >;
+}
+
+const PRIMITIVE: Record<string, TfType> = {
+  string: "string",
+  integer: "number",
+  number: "number",
+  boolean: "bool",
+};
+
+function refType(schema: PackageSchema, ref: string): ObjectSpec {
+  const t = schema.types[ref.replace(/^#\/types\//, "")];
+  if (!t) throw new Error(`schema.json: unknown type ${ref}`);
+  return t;
+}
+
+const isAny = (p: PropertySpec | undefined) => !!p?.$ref?.startsWith("pulumi.json#/Any");
+
+/** The value type of a property (outputs, and the leaves of inputs). */
+function typeOf(schema: PackageSchema, p: PropertySpec): TfType {
+  if (p.$ref) {
+    const t = refType(schema, p.$ref);
+    return [
+      "object",
+      Object.fromEntries(Object.entries(t.properties).map(([k, v]) => [snake(k), typeOf(schema, v)])),
+    ];
+  }
+  if (p.type === "array") return ["list", typeOf(schema, p.items ?? { type: "string" })];
+  if (p.type === "object") {
+    if (isAny(p.additionalProperties) || !p.additionalProperties) return "string";
+    return ["map", typeOf(schema, p.additionalProperties)];
+  }
+  const t = PRIMITIVE[p.type ?? ""];
+  if (!t) throw new Error(`schema.json: no OpenTofu type for ${JSON.stringify(p)}`);
+  return t;
+}
+
+/** An input property as an attribute: objects (and lists of objects) become nested attributes. */
+function inputAttribute(schema: PackageSchema, key: string, p: PropertySpec, required: boolean): TfAttribute {
+  const base: TfAttribute = {
+    name: snake(key),
+    key,
+    type: typeOf(schema, p),
+    ...(required ? { required: true } : { optional: true }),
+    ...(p.secret ? { sensitive: true } : {}),
+    ...(p.description ? { description: p.description } : {}),
+  };
+  const objectRef = p.$ref ?? (p.type === "array" ? p.items?.$ref : undefined);
+  if (objectRef) {
+    const t = refType(schema, objectRef);
+    const attributes = Object.entries(t.properties).map(([k, v]) =>
+      inputAttribute(schema, k, v, (t.required ?? []).includes(k)),
+    );
+    return { ...base, nested: { nesting: p.$ref ? "SINGLE" : "LIST", attributes } };
+  }
+  if (p.type === "object" && (isAny(p.additionalProperties) || !p.additionalProperties)) {
+    return {
+      ...base,
+      json: true,
+      description: `${p.description ? `${p.description} ` : ""}A JSON document (use jsonencode).`,
+    };
+  }
+  return base;
+}
+
+function outputAttribute(schema: PackageSchema, key: string, p: PropertySpec): TfAttribute {
+  return {
+    name: snake(key),
+    key,
+    type: typeOf(schema, p),
+    computed: true,
+    ...(p.secret ? { sensitive: true } : {}),
+    ...(p.description ? { description: p.description } : {}),
+  };
+}
+
+const objectType = (attributes: TfAttribute[], extra: Record<string, TfType> = {}): TfResource["type"] => [
+  "object",
+  { ...Object.fromEntries(attributes.map((a) => [a.name, a.type])), ...extra },
+];
+
+const coreName = (token: string) => token.split(":")[2] ?? token;
+
+/** `Workload` → `cws_workload`; `getSandboxTemplates` → `cws_sandbox_templates`. */
+export const tfName = (name: string) =>
+  `${PROVIDER_PREFIX}_${snake(name.replace(/^get/, "")).replace(/^_/, "")}`;
+
+export function resourcesOf(schema: PackageSchema): TfResource[] {
+  return Object.entries(schema.resources).map(([token, r]) => {
+    const required = r.requiredInputs ?? [];
+    const inputs = Object.entries(r.inputProperties).map(([k, p]) =>
+      inputAttribute(schema, k, p, required.includes(k)),
+    );
+    const outputs = Object.entries(r.properties)
+      .filter(([k]) => !(k in r.inputProperties))
+      .map(([k, p]) => outputAttribute(schema, k, p));
+    const id: TfAttribute = {
+      name: "id",
+      key: "id",
+      type: "string",
+      computed: true,
+      description: "The service's UID of the object.",
+    };
+    const attributes = [id, ...inputs, ...outputs];
+    return {
+      typeName: tfName(coreName(token)),
+      coreName: coreName(token),
+      description: r.description,
+      attributes,
+      type: objectType(attributes, { timeouts: TIMEOUTS_TYPE }),
+    };
+  });
+}
+
+export function dataSourcesOf(schema: PackageSchema): TfResource[] {
+  return Object.entries(schema.functions).map(([token, f]) => {
+    const args = Object.entries(f.inputs.properties).map(([k, p]) => inputAttribute(schema, k, p, false));
+    const results = Object.entries(f.outputs.properties).map(([k, p]) => outputAttribute(schema, k, p));
+    const attributes = [...args, ...results];
+    return {
+      typeName: tfName(coreName(token)),
+      coreName: coreName(token),
+      description: f.description,
+      attributes,
+      type: objectType(attributes),
+    };
+  });
+}
+
+/** The provider block: where the service is, which org, and the token (falling back to CWS_*). */
+export const PROVIDER_ATTRIBUTES: TfAttribute[] = [
+  {
+    name: "endpoint",
+    key: "baseUrl",
+    type: "string",
+    optional: true,
+    description: "Base URL of the service including /v3 (falls back to CWS_BASE_URL).",
+  },
+  {
+    name: "org",
+    key: "org",
+    type: "string",
+    optional: true,
+    description: "Organization slug (falls back to CWS_ORG).",
+  },
+  {
+    name: "api_token",
+    key: "apiToken",
+    type: "string",
+    optional: true,
+    sensitive: true,
+    description: "API token (falls back to CWS_API_TOKEN).",
+  },
+];
+export const PROVIDER_TYPE = objectType(PROVIDER_ATTRIBUTES);

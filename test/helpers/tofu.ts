@@ -1,0 +1,101 @@
+/**
+ * OpenTofu projects pointed at a test server, run with the real `tofu` (scripts/tofu-toolchain.ts)
+ * as a user runs it: the provider installed offline from a local filesystem mirror that holds
+ * this checkout's `terraform-provider-cws`, `tofu init` resolving it from there.
+ */
+import { execFile } from "node:child_process";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { tofuPath } from "../../scripts/tofu-toolchain.ts";
+import { DEMO_TOKEN, type ApiServer } from "./http.ts";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
+const PLATFORM = `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
+
+export interface TofuRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout and stderr together. */
+  output: string;
+}
+
+export interface TofuProject {
+  dir: string;
+  run(...args: string[]): Promise<TofuRun>;
+  /** Writes (or replaces) a file of the project. */
+  write(name: string, text: string): void;
+  cleanup(): void;
+}
+
+/**
+ * A filesystem mirror (unpacked layout) holding the provider as `cws/cws` at the package's
+ * version: `registry.opentofu.org/cws/cws/<version>/<os>_<arch>/terraform-provider-cws_v<version>`.
+ */
+export function writeMirror(dir: string): void {
+  const pkg = join(dir, "registry.opentofu.org", "cws", "cws", VERSION, PLATFORM);
+  mkdirSync(pkg, { recursive: true });
+  const exe = join(pkg, `terraform-provider-cws_v${VERSION}`);
+  writeFileSync(exe, `#!/bin/sh\nexec "${join(REPO, "bin", "terraform-provider-cws")}" "$@"\n`);
+  chmodSync(exe, 0o755);
+}
+
+/**
+ * A project in a temporary directory, set up to run against `server`: a copy of `source` (a
+ * folder of .tf files), or the files given by name.
+ */
+export function tofuProject(
+  server: ApiServer,
+  source: string | Record<string, string>,
+  env: Record<string, string> = {},
+): TofuProject {
+  const root = mkdtempSync(join(tmpdir(), "cws-tofu-"));
+  const dir = join(root, "project");
+  if (typeof source === "string") {
+    cpSync(source, dir, {
+      recursive: true,
+      filter: (s) => !s.includes(".terraform") && !s.endsWith(".tfstate"),
+    });
+  } else {
+    mkdirSync(dir);
+    for (const [name, text] of Object.entries(source)) writeFileSync(join(dir, name), text);
+  }
+  const mirror = join(root, "mirror");
+  writeMirror(mirror);
+  const cliConfig = join(root, "tofu.rc");
+  writeFileSync(
+    cliConfig,
+    `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = ["registry.opentofu.org/cws/*"]\n  }\n  direct {\n    exclude = ["registry.opentofu.org/cws/*"]\n  }\n}\n`,
+  );
+  const fullEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    TF_CLI_CONFIG_FILE: cliConfig,
+    TF_IN_AUTOMATION: "1",
+    TF_INPUT: "0",
+    CHECKPOINT_DISABLE: "1",
+    CWS_BASE_URL: server.baseUrl,
+    CWS_ORG: "demo",
+    CWS_API_TOKEN: DEMO_TOKEN,
+    ...env,
+  };
+  return {
+    dir,
+    run: (...args) =>
+      new Promise((resolve) => {
+        execFile(
+          tofuPath(),
+          [...args, ...(args[0] === "init" || args[0] === "version" ? [] : ["-no-color"])],
+          { cwd: dir, env: fullEnv, maxBuffer: 64 << 20 },
+          (err, stdout, stderr) => {
+            const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
+            resolve({ code, stdout, stderr, output: `${stdout}\n${stderr}` });
+          },
+        );
+      }),
+    write: (name, text) => writeFileSync(join(dir, name), text),
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
