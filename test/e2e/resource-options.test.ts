@@ -131,4 +131,41 @@ describe.each(FRONT_ENDS)("$name front end: resource options", (fe) => {
       await slow.close();
     }
   });
+
+  it("a sandbox lost when the server restarted: refresh records the error, preview shows the repairing update, up repairs it", async () => {
+    let lost = (await startTestServer({ dataDir: true, sandboxRoot: true })) as TestServer;
+    const { Sandbox } = fe.sdk;
+    try {
+      const s = await cwsStack(
+        lost,
+        `lost-sandbox-${fe.name}`,
+        async () => {
+          const box = new Sandbox("box", { name: `lost-${fe.name}`, template: "tpl-ubuntu-headless" });
+          return { status: box.status };
+        },
+        {},
+        fe.env,
+      );
+      stacks.push(s);
+      expect((await s.stack.up()).outputs.status!.value).toBe("running");
+      lost = await lost.restart();
+      await s.stack.setConfig("cws:baseUrl", { value: lost.baseUrl });
+      // The restarted service listens elsewhere: the program's configuration says where.
+      await s.stack.refresh({ runProgram: true });
+      expect((await s.stack.outputs()).status!.value).toBe("error");
+      const said: string[] = [];
+      const preview = await s.stack.preview({
+        onEvent: (e) => {
+          if (e.diagnosticEvent?.urn?.endsWith("::box")) said.push(e.diagnosticEvent.message);
+        },
+      });
+      expect(preview.changeSummary).toEqual({ update: 1, same: 1 });
+      expect(said.join("")).toContain(`sandbox lost-${fe.name} is in error on the service: up redeploys it`);
+      expect((await s.stack.up()).outputs.status!.value).toBe("running");
+      expect((await s.stack.preview()).changeSummary).toEqual({ same: 2 });
+      await s.stack.destroy();
+    } finally {
+      await lost.close();
+    }
+  });
 });
