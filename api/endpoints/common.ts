@@ -78,3 +78,17 @@ export const DEPLOY: Reason[] = [
   "WORKLOAD_SANDBOX_TEMPLATE_NOT_READY",
   "WORKLOAD_SANDBOX_TEMPLATE_NOT_FOUND",
 ];
+
+type GroupField = "prefix" | "tag" | "auth";
+
+/**
+ * The endpoints of one tag, with the prefix, tag and auth they share given once; an entry that
+ * names its own auth keeps it.
+ */
+export function endpointGroup<
+  E extends Record<string, Omit<Endpoint, GroupField> & Partial<Pick<Endpoint, "auth">>>,
+>(shared: Pick<Endpoint, GroupField>, entries: E): { [K in keyof E]: E[K] & Pick<Endpoint, GroupField> } {
+  const out: Record<string, Endpoint> = {};
+  for (const [key, entry] of Object.entries(entries)) out[key] = { ...shared, ...entry };
+  return out as { [K in keyof E]: E[K] & Pick<Endpoint, GroupField> };
+}
