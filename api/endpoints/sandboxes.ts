@@ -1,6 +1,14 @@
 import * as api from "../index.ts";
 import { DEPLOY, SANDBOX_TARGET, W, created, noContent, ok, endpointGroup } from "./common.ts";
 
+/** What each WebSocket handshake declares: how it is admitted, and its answer. */
+const WEBSOCKET = {
+  description: "A WebSocket handshake, admitted by `?ticket=` or a bearer token of the org.",
+  queryParams: [{ name: "ticket", description: "a single-use access ticket" }],
+  responses: { 101: { description: "Switching Protocols", schema: null } },
+  websocket: true,
+};
+
 /** Sandbox-only operations and their WebSockets (spec 4.2). */
 export const SANDBOXES = endpointGroup(
   { prefix: "/v3", tag: "sandboxes", auth: "org" },
@@ -96,21 +104,15 @@ export const SANDBOXES = endpointGroup(
       method: "GET",
       pattern: `${W}/terminals/:terminal/ws`,
       summary: "Terminal WebSocket (binary frames of raw PTY bytes)",
-      description: "A WebSocket handshake, admitted by `?ticket=` or a bearer token of the org.",
-      queryParams: [{ name: "ticket", description: "a single-use access ticket" }],
-      responses: { 101: { description: "Switching Protocols", schema: null } },
+      ...WEBSOCKET,
       reasons: [...SANDBOX_TARGET, "WORKLOAD_ACCESS_TICKET_INVALID", "WORKLOAD_TERMINAL_NOT_FOUND"],
-      websocket: true,
     },
     desktopSocket: {
       method: "GET",
       pattern: `${W}/desktop/ws`,
       summary: "Desktop WebSocket (binary frames of raw RFB bytes)",
-      description: "A WebSocket handshake, admitted by `?ticket=` or a bearer token of the org.",
-      queryParams: [{ name: "ticket", description: "a single-use access ticket" }],
-      responses: { 101: { description: "Switching Protocols", schema: null } },
+      ...WEBSOCKET,
       reasons: [...SANDBOX_TARGET, "WORKLOAD_ACCESS_TICKET_INVALID", "WORKLOAD_SANDBOX_NO_DESKTOP"],
-      websocket: true,
     },
   },
 );
