@@ -7,7 +7,7 @@ const ORG_NOT_FOUND: Reason[] = ["ORG_NOT_FOUND"];
 
 /** The admin surface of the reference server (under /admin). */
 export const ADMIN = endpointGroup(
-  { prefix: "/admin", tag: "admin", auth: "admin" },
+  "admin",
   {
     reset: {
       method: "POST",
@@ -93,4 +93,5 @@ export const ADMIN = endpointGroup(
       reasons: ORG_NOT_FOUND,
     },
   },
+  { prefix: "/admin", auth: "admin" },
 );

@@ -4,7 +4,7 @@ import { ok, endpointGroup } from "./common.ts";
 
 /** Health, readiness, version, regions and the OpenAPI document. */
 export const META = endpointGroup(
-  { prefix: "/v3", tag: "meta", auth: "none" },
+  "meta",
   {
     health: {
       method: "GET",
@@ -47,4 +47,5 @@ export const META = endpointGroup(
       reasons: [],
     },
   },
+  { prefix: "/v3", auth: "none" },
 );
