@@ -32,16 +32,15 @@ export class SandboxTemplates extends Collection<
     target: SandboxTemplateStatus | SandboxTemplateStatus[],
     opts: WaitOptions,
   ): Promise<SandboxTemplate> {
-    const targets: string[] = Array.isArray(target) ? target : [target];
     return pollUntil(
       {
         kind: "sandbox template",
         uid,
-        target: targets,
-        read: (left, signal, onRetryAfter) =>
-          this.get(uid, { signal, timeoutMs: Math.min(left, this.t.defaultTimeoutMs()), onRetryAfter }),
+        target,
+        read: (o) => this.get(uid, o),
+        readTimeoutMs: this.t.defaultTimeoutMs(),
         statusOf: (t) => t.status,
-        check: (t) => {
+        check: (t, targets) => {
           if (t.status === "FAILED")
             throw new CwsTemplateFailedError({ uid, target: targets, lastStatus: t.status });
         },

@@ -201,16 +201,15 @@ export class Workloads extends TrackedCollection<
     target: WorkloadStatus | WorkloadStatus[],
     opts: WaitOptions,
   ): Promise<WorkloadState> {
-    const targets: string[] = Array.isArray(target) ? target : [target];
     return pollUntil(
       {
         kind: "workload",
         uid,
-        target: targets,
-        read: (left, signal, onRetryAfter) =>
-          this.state(uid, { signal, timeoutMs: Math.min(left, this.t.defaultTimeoutMs()), onRetryAfter }),
+        target,
+        read: (o) => this.state(uid, o),
+        readTimeoutMs: this.t.defaultTimeoutMs(),
         statusOf: (s) => s.status,
-        check: (s) => {
+        check: (s, targets) => {
           if (s.status === "error" || s.status === "deleted") {
             throw new CwsWorkloadFailedError({
               uid,
