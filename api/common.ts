@@ -26,5 +26,19 @@ export const PageQuery = z.strictObject({
 });
 export type PageQuery = z.infer<typeof PageQuery>;
 
+/**
+ * limit and cursor of the list routes that filter (workloads, volumes, templates, sandbox
+ * templates): the same bounds as PageQuery, with zod's own messages.
+ */
+export const listPageFields = {
+  limit: z.coerce.number().int().min(1).max(LIMITS.maxPageSize).optional(),
+  cursor: z.string().min(1).optional(),
+};
+
+/** The name of a volume, SSH key or workload template, as a client gives it. */
+export const nameField = {
+  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
+};
+
 /** Lowercase slug: letters, digits and hyphens. */
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;

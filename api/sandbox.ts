@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./limits.ts";
-import { Timestamp, page } from "./common.ts";
+import { Timestamp, page, listPageFields } from "./common.ts";
 import { SandboxConfig } from "./workload.ts";
 
 export const DEPLOYMENT_TYPES = ["master", "shadow"] as const;
@@ -129,8 +129,7 @@ export type SandboxTemplate = z.infer<typeof SandboxTemplate>;
 export const SandboxTemplateList = page(SandboxTemplate);
 
 export const SandboxTemplateQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(LIMITS.maxPageSize).optional(),
-  cursor: z.string().min(1).optional(),
+  ...listPageFields,
   kind: z.enum(SANDBOX_TEMPLATE_KINDS).optional(),
   status: z.enum(SANDBOX_TEMPLATE_STATUSES).optional(),
 });

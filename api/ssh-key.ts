@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Timestamp, page } from "./common.ts";
+import { Timestamp, page, nameField } from "./common.ts";
 
 const KEY_TYPES = [
   "ssh-ed25519",
@@ -36,7 +36,7 @@ export function publicKeyProblem(text: string): string | undefined {
 }
 
 export const SshKeyCreate = z.strictObject({
-  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
+  ...nameField,
   ssh_key: z.string().superRefine((s, ctx) => {
     const problem = publicKeyProblem(s);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
@@ -44,7 +44,7 @@ export const SshKeyCreate = z.strictObject({
 });
 export type SshKeyCreate = z.infer<typeof SshKeyCreate>;
 export const SshKeyPatch = z.strictObject({
-  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
+  ...nameField,
 });
 export type SshKeyPatch = z.infer<typeof SshKeyPatch>;
 

@@ -1,16 +1,15 @@
 import { z } from "zod";
-import { LIMITS } from "./limits.ts";
-import { Timestamp, page } from "./common.ts";
+import { Timestamp, page, listPageFields, nameField } from "./common.ts";
 
 export const VolumeCreate = z.strictObject({
-  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
+  ...nameField,
   size_in_mb: z.number().int("size_in_mb must be an integer").min(1, "size_in_mb must be at least 1"),
   resource_name: z.string().min(1, "resource_name is required"),
 });
 export type VolumeCreate = z.infer<typeof VolumeCreate>;
 
 export const VolumePatch = z.strictObject({
-  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
+  ...nameField,
 });
 export type VolumePatch = z.infer<typeof VolumePatch>;
 
@@ -70,8 +69,7 @@ export type VolumeEvent = z.infer<typeof VolumeEvent>;
 export const VolumeEventList = page(VolumeEvent);
 
 export const VolumeListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(LIMITS.maxPageSize).optional(),
-  cursor: z.string().min(1).optional(),
+  ...listPageFields,
   workload_uid: z.string().optional(),
 });
 export type VolumeListQuery = z.infer<typeof VolumeListQuery>;

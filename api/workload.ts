@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./limits.ts";
-import { Timestamp, page } from "./common.ts";
+import { Timestamp, page, listPageFields } from "./common.ts";
 
 export const WORKLOAD_TYPES = ["RENTAL", "VM", "BM", "SANDBOX"] as const;
 export const WorkloadType = z.enum(WORKLOAD_TYPES);
@@ -233,8 +233,7 @@ export type WorkloadEvent = z.infer<typeof WorkloadEvent>;
 export const WorkloadEventList = page(WorkloadEvent);
 
 export const WorkloadListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(LIMITS.maxPageSize).optional(),
-  cursor: z.string().min(1).optional(),
+  ...listPageFields,
   type: WorkloadType.optional(),
   status: WorkloadStatus.optional(),
   project_id: z.string().optional(),
