@@ -43,9 +43,7 @@ export const SshKeyCreate = z.strictObject({
   }),
 });
 export type SshKeyCreate = z.infer<typeof SshKeyCreate>;
-export const SshKeyPatch = z.strictObject({
-  ...nameField,
-});
+export const SshKeyPatch = z.strictObject(nameField);
 export type SshKeyPatch = z.infer<typeof SshKeyPatch>;
 
 /** SSH key (spec 2.9). */

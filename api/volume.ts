@@ -8,9 +8,7 @@ export const VolumeCreate = z.strictObject({
 });
 export type VolumeCreate = z.infer<typeof VolumeCreate>;
 
-export const VolumePatch = z.strictObject({
-  ...nameField,
-});
+export const VolumePatch = z.strictObject(nameField);
 export type VolumePatch = z.infer<typeof VolumePatch>;
 
 export const VolumeStateSummary = z.object({

@@ -67,7 +67,6 @@ async function measure(delayMs: number, mode: Mode) {
                   // no onRetryAfter: this mode ignores the service's hints
                   read: ({ signal, timeoutMs }) => client.workloads.state(uid, { signal, timeoutMs }),
                   readTimeoutMs: Infinity,
-                  statusOf: (st) => st.status,
                   check: () => {},
                 },
                 { timeoutMs: 60_000 },

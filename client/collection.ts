@@ -7,6 +7,7 @@ import type { z } from "zod";
 import type { Page } from "../api/index.ts";
 import type { RequestOptions, Transport } from "./http.ts";
 import { paginate } from "./pagination.ts";
+import { pollUntil, type PollSpec, type WaitOptions } from "./waiters.ts";
 
 /** Page size and cursor: the query of an events route, and the base of every list query. */
 export interface EventsQuery {
@@ -55,6 +56,14 @@ export abstract class Collection<Item, Listed, Query extends EventsQuery, Patch>
 
   delete(uid: string, opts?: RequestOptions): Promise<void> {
     return this.t.empty({ method: "DELETE", route: this.one, params: { uid } }, opts);
+  }
+
+  /** Polls a member until its status is a target; each read may take at most the request timeout. */
+  protected poll<T extends { status: string }>(
+    spec: Omit<PollSpec<T>, "readTimeoutMs">,
+    opts: WaitOptions,
+  ): Promise<T> {
+    return pollUntil({ ...spec, readTimeoutMs: this.t.defaultTimeoutMs() }, opts);
   }
 
   /** A GET or POST on one member's sub-route (`.../{uid}/<path>`), answered with JSON of `schema`. */

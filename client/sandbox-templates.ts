@@ -8,7 +8,7 @@ import {
 import { Collection } from "./collection.ts";
 import { CwsTemplateFailedError } from "./errors.ts";
 import type { Transport } from "./http.ts";
-import { pollUntil, type WaitOptions } from "./waiters.ts";
+import type { WaitOptions } from "./waiters.ts";
 
 export type SandboxTemplateStatus = SandboxTemplate["status"];
 
@@ -32,14 +32,12 @@ export class SandboxTemplates extends Collection<
     target: SandboxTemplateStatus | SandboxTemplateStatus[],
     opts: WaitOptions,
   ): Promise<SandboxTemplate> {
-    return pollUntil(
+    return this.poll(
       {
         kind: "sandbox template",
         uid,
         target,
         read: (o) => this.get(uid, o),
-        readTimeoutMs: this.t.defaultTimeoutMs(),
-        statusOf: (t) => t.status,
         check: (t, targets) => {
           if (t.status === "FAILED")
             throw new CwsTemplateFailedError({ uid, target: targets, lastStatus: t.status });

@@ -25,7 +25,7 @@ export const MIN_POLL_MS = 10;
 /** The latest a poll waits on the service's hint (Retry-After). */
 export const MAX_HINT_MS = 60_000;
 
-export interface PollSpec<T> {
+export interface PollSpec<T extends { status: string }> {
   kind: string;
   uid: string;
   target: string | string[];
@@ -37,12 +37,14 @@ export interface PollSpec<T> {
   read: (opts: RequestOptions) => Promise<T>;
   /** The longest one read may take (the transport's request timeout). */
   readTimeoutMs: number;
-  statusOf: (record: T) => string;
   /** Throws when `record` shows the wait for `target` can never succeed. */
   check: (record: T, target: string[]) => void;
 }
 
-export async function pollUntil<T>(spec: PollSpec<T>, opts: WaitOptions): Promise<T> {
+export async function pollUntil<T extends { status: string }>(
+  spec: PollSpec<T>,
+  opts: WaitOptions,
+): Promise<T> {
   const target = Array.isArray(spec.target) ? spec.target : [spec.target];
   const deadline = Date.now() + opts.timeoutMs;
   let delay = Math.max(1, opts.pollMs ?? 100);
@@ -64,7 +66,7 @@ export async function pollUntil<T>(spec: PollSpec<T>, opts: WaitOptions): Promis
     try {
       const timeoutMs = Math.min(left, spec.readTimeoutMs);
       const record = await spec.read({ signal: opts.signal, timeoutMs, onRetryAfter: (ms) => (hint = ms) });
-      lastStatus = spec.statusOf(record);
+      lastStatus = record.status;
       lastError = undefined;
       if (target.includes(lastStatus)) return record;
       spec.check(record, target);

@@ -23,7 +23,7 @@ import {
 import { CwsWorkloadFailedError } from "./errors.ts";
 import type { RequestOptions, Transport } from "./http.ts";
 import { TrackedCollection, type EventsQuery } from "./collection.ts";
-import { pollUntil, type WaitOptions } from "./waiters.ts";
+import type { WaitOptions } from "./waiters.ts";
 
 export type { EventsQuery };
 
@@ -201,14 +201,12 @@ export class Workloads extends TrackedCollection<
     target: WorkloadStatus | WorkloadStatus[],
     opts: WaitOptions,
   ): Promise<WorkloadState> {
-    return pollUntil(
+    return this.poll(
       {
         kind: "workload",
         uid,
         target,
         read: (o) => this.state(uid, o),
-        readTimeoutMs: this.t.defaultTimeoutMs(),
-        statusOf: (s) => s.status,
         check: (s, targets) => {
           if (s.status === "error" || s.status === "deleted") {
             throw new CwsWorkloadFailedError({
