@@ -7,6 +7,8 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 
 export const Timestamp = z.string();
 export const Uid = z.string().min(1);
+/** When a record was created and last changed. */
+export const timestampFields = { created_at: Timestamp, updated_at: Timestamp };
 
 /** A list page: items plus the cursor of the next page (empty or null at the end). */
 export function page<T extends z.ZodType>(item: T) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./limits.ts";
-import { Timestamp, page, listPageFields } from "./common.ts";
+import { Timestamp, page, listPageFields, timestampFields } from "./common.ts";
 import { SandboxConfig } from "./workload.ts";
 
 export const DEPLOYMENT_TYPES = ["master", "shadow"] as const;
@@ -122,8 +122,7 @@ export const SandboxTemplate = z.object({
   resource_name: z.string(),
   cost_per_hour: z.number(),
   frozen_cost_per_hour: z.number(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
+  ...timestampFields,
 });
 export type SandboxTemplate = z.infer<typeof SandboxTemplate>;
 export const SandboxTemplateList = page(SandboxTemplate);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Timestamp, page, nameField } from "./common.ts";
+import { page, nameField, timestampFields } from "./common.ts";
 
 const KEY_TYPES = [
   "ssh-ed25519",
@@ -51,8 +51,7 @@ export const SshKey = z.object({
   uid: z.string(),
   name: z.string(),
   public_key_raw: z.string(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
+  ...timestampFields,
 });
 export type SshKey = z.infer<typeof SshKey>;
 export const SshKeyList = page(SshKey);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Timestamp, page, listPageFields, nameField } from "./common.ts";
+import { Timestamp, page, listPageFields, nameField, timestampFields } from "./common.ts";
 
 export const VolumeCreate = z.strictObject({
   ...nameField,
@@ -32,8 +32,7 @@ export const Volume = z.object({
   pvc_name: z.string(),
   last_backup_at: z.string().optional(),
   deleted_by: z.enum(["NEW_PVC", "USER"]).optional(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
+  ...timestampFields,
 });
 export type Volume = z.infer<typeof Volume>;
 export const VolumeList = page(Volume);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./limits.ts";
-import { Timestamp, page, listPageFields } from "./common.ts";
+import { Timestamp, page, listPageFields, timestampFields } from "./common.ts";
 
 export const WORKLOAD_TYPES = ["RENTAL", "VM", "BM", "SANDBOX"] as const;
 export const WorkloadType = z.enum(WORKLOAD_TYPES);
@@ -169,8 +169,7 @@ export const WorkloadOperation = z.object({
   revision: z.string(),
   volumes: z.array(ResponseVolumeMount),
   state: WorkloadStateSummary,
-  created_at: Timestamp,
-  updated_at: Timestamp,
+  ...timestampFields,
 });
 export type WorkloadOperation = z.infer<typeof WorkloadOperation>;
 
