@@ -7,6 +7,8 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 
 export const Timestamp = z.string();
 export const Uid = z.string().min(1);
+/** When a record was created and last changed. */
+export const timestampFields = { created_at: Timestamp, updated_at: Timestamp };
 
 /** A list page: items plus the cursor of the next page (empty or null at the end). */
 export function page<T extends z.ZodType>(item: T) {
@@ -25,6 +27,20 @@ export const PageQuery = z.strictObject({
   cursor: z.string().min(1, "cursor must not be empty").optional(),
 });
 export type PageQuery = z.infer<typeof PageQuery>;
+
+/**
+ * limit and cursor of the list routes that filter (workloads, volumes, templates, sandbox
+ * templates): the same bounds as PageQuery, with zod's own messages.
+ */
+export const listPageFields = {
+  limit: z.coerce.number().int().min(1).max(LIMITS.maxPageSize).optional(),
+  cursor: z.string().min(1).optional(),
+};
+
+/** The name of a volume, SSH key or workload template, as a client gives it. */
+export const nameField = {
+  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
+};
 
 /** Lowercase slug: letters, digits and hyphens. */
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./limits.ts";
-import { Timestamp, page } from "./common.ts";
+import { Timestamp, page, listPageFields, timestampFields } from "./common.ts";
 import { SandboxConfig } from "./workload.ts";
 
 export const DEPLOYMENT_TYPES = ["master", "shadow"] as const;
@@ -122,15 +122,13 @@ export const SandboxTemplate = z.object({
   resource_name: z.string(),
   cost_per_hour: z.number(),
   frozen_cost_per_hour: z.number(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
+  ...timestampFields,
 });
 export type SandboxTemplate = z.infer<typeof SandboxTemplate>;
 export const SandboxTemplateList = page(SandboxTemplate);
 
 export const SandboxTemplateQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(LIMITS.maxPageSize).optional(),
-  cursor: z.string().min(1).optional(),
+  ...listPageFields,
   kind: z.enum(SANDBOX_TEMPLATE_KINDS).optional(),
   status: z.enum(SANDBOX_TEMPLATE_STATUSES).optional(),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Timestamp, page } from "./common.ts";
+import { page, nameField, timestampFields } from "./common.ts";
 
 const KEY_TYPES = [
   "ssh-ed25519",
@@ -36,16 +36,14 @@ export function publicKeyProblem(text: string): string | undefined {
 }
 
 export const SshKeyCreate = z.strictObject({
-  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
+  ...nameField,
   ssh_key: z.string().superRefine((s, ctx) => {
     const problem = publicKeyProblem(s);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   }),
 });
 export type SshKeyCreate = z.infer<typeof SshKeyCreate>;
-export const SshKeyPatch = z.strictObject({
-  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
-});
+export const SshKeyPatch = z.strictObject(nameField);
 export type SshKeyPatch = z.infer<typeof SshKeyPatch>;
 
 /** SSH key (spec 2.9). */
@@ -53,8 +51,7 @@ export const SshKey = z.object({
   uid: z.string(),
   name: z.string(),
   public_key_raw: z.string(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
+  ...timestampFields,
 });
 export type SshKey = z.infer<typeof SshKey>;
 export const SshKeyList = page(SshKey);

@@ -1,11 +1,10 @@
 import { z } from "zod";
-import { LIMITS } from "./limits.ts";
-import { Timestamp, page } from "./common.ts";
+import { Timestamp, page, listPageFields, nameField } from "./common.ts";
 import { WorkloadType } from "./workload.ts";
 
 /** Reusable workload template bodies (spec 2.7, 4.4). manifest is checked as a create body. */
 export const TemplateCreate = z.strictObject({
-  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
+  ...nameField,
   description: z.string().optional(),
   type: WorkloadType,
   manifest: z.record(z.string(), z.unknown()),
@@ -37,8 +36,7 @@ export type WorkloadTemplate = z.infer<typeof WorkloadTemplate>;
 export const WorkloadTemplateList = page(WorkloadTemplate);
 
 export const TemplateListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(LIMITS.maxPageSize).optional(),
-  cursor: z.string().min(1).optional(),
+  ...listPageFields,
   type: WorkloadType.optional(),
   visibility: z.enum(["PUBLIC", "PRIVATE"]).optional(),
 });

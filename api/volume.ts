@@ -1,17 +1,14 @@
 import { z } from "zod";
-import { LIMITS } from "./limits.ts";
-import { Timestamp, page } from "./common.ts";
+import { Timestamp, page, listPageFields, nameField, timestampFields } from "./common.ts";
 
 export const VolumeCreate = z.strictObject({
-  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
+  ...nameField,
   size_in_mb: z.number().int("size_in_mb must be an integer").min(1, "size_in_mb must be at least 1"),
   resource_name: z.string().min(1, "resource_name is required"),
 });
 export type VolumeCreate = z.infer<typeof VolumeCreate>;
 
-export const VolumePatch = z.strictObject({
-  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
-});
+export const VolumePatch = z.strictObject(nameField);
 export type VolumePatch = z.infer<typeof VolumePatch>;
 
 export const VolumeStateSummary = z.object({
@@ -35,8 +32,7 @@ export const Volume = z.object({
   pvc_name: z.string(),
   last_backup_at: z.string().optional(),
   deleted_by: z.enum(["NEW_PVC", "USER"]).optional(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
+  ...timestampFields,
 });
 export type Volume = z.infer<typeof Volume>;
 export const VolumeList = page(Volume);
@@ -70,8 +66,7 @@ export type VolumeEvent = z.infer<typeof VolumeEvent>;
 export const VolumeEventList = page(VolumeEvent);
 
 export const VolumeListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(LIMITS.maxPageSize).optional(),
-  cursor: z.string().min(1).optional(),
+  ...listPageFields,
   workload_uid: z.string().optional(),
 });
 export type VolumeListQuery = z.infer<typeof VolumeListQuery>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./limits.ts";
-import { Timestamp, page } from "./common.ts";
+import { Timestamp, page, listPageFields, timestampFields } from "./common.ts";
 
 export const WORKLOAD_TYPES = ["RENTAL", "VM", "BM", "SANDBOX"] as const;
 export const WorkloadType = z.enum(WORKLOAD_TYPES);
@@ -169,8 +169,7 @@ export const WorkloadOperation = z.object({
   revision: z.string(),
   volumes: z.array(ResponseVolumeMount),
   state: WorkloadStateSummary,
-  created_at: Timestamp,
-  updated_at: Timestamp,
+  ...timestampFields,
 });
 export type WorkloadOperation = z.infer<typeof WorkloadOperation>;
 
@@ -233,8 +232,7 @@ export type WorkloadEvent = z.infer<typeof WorkloadEvent>;
 export const WorkloadEventList = page(WorkloadEvent);
 
 export const WorkloadListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(LIMITS.maxPageSize).optional(),
-  cursor: z.string().min(1).optional(),
+  ...listPageFields,
   type: WorkloadType.optional(),
   status: WorkloadStatus.optional(),
   project_id: z.string().optional(),

@@ -64,8 +64,9 @@ async function measure(delayMs: number, mode: Mode) {
                   kind: "workload",
                   uid,
                   target: ["running"],
-                  read: (left, signal) => client.workloads.state(uid, { signal, timeoutMs: left }),
-                  statusOf: (st) => st.status,
+                  // no onRetryAfter: this mode ignores the service's hints
+                  read: ({ signal, timeoutMs }) => client.workloads.state(uid, { signal, timeoutMs }),
+                  readTimeoutMs: Infinity,
                   check: () => {},
                 },
                 { timeoutMs: 60_000 },

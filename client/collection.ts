@@ -7,6 +7,7 @@ import type { z } from "zod";
 import type { Page } from "../api/index.ts";
 import type { RequestOptions, Transport } from "./http.ts";
 import { paginate } from "./pagination.ts";
+import { pollUntil, type PollSpec, type WaitOptions } from "./waiters.ts";
 
 /** Page size and cursor: the query of an events route, and the base of every list query. */
 export interface EventsQuery {
@@ -57,23 +58,72 @@ export abstract class Collection<Item, Listed, Query extends EventsQuery, Patch>
     return this.t.empty({ method: "DELETE", route: this.one, params: { uid } }, opts);
   }
 
-  /** One page of a member's events (`GET .../{uid}/events`). */
-  protected eventPage<E>(
-    uid: string,
-    schema: z.ZodType<Page<E>>,
-    query: EventsQuery,
-    opts?: RequestOptions,
-  ): Promise<Page<E>> {
-    return this.t.json({ method: "GET", route: `${this.one}/events`, params: { uid }, query }, schema, opts);
+  /** Polls a member until its status is a target; each read may take at most the request timeout. */
+  protected poll<T extends { status: string }>(
+    spec: Omit<PollSpec<T>, "readTimeoutMs">,
+    opts: WaitOptions,
+  ): Promise<T> {
+    return pollUntil({ ...spec, readTimeoutMs: this.t.defaultTimeoutMs() }, opts);
   }
 
-  /** Every event of a member, page by page. */
-  protected allEvents<E>(
+  /** A GET or POST on one member's sub-route (`.../{uid}/<path>`), answered with JSON of `schema`. */
+  protected onMember<T>(
+    method: "GET" | "POST",
     uid: string,
-    schema: z.ZodType<Page<E>>,
-    query: Omit<EventsQuery, "cursor">,
+    path: string,
+    schema: z.ZodType<T>,
     opts?: RequestOptions,
-  ): AsyncGenerator<E, void, undefined> {
-    return paginate((cursor) => this.eventPage(uid, schema, { ...query, cursor }, opts));
+  ): Promise<T> {
+    return this.t.json({ method, route: `${this.one}/${path}`, params: { uid } }, schema, opts);
+  }
+}
+
+/** The schemas of a tracked collection's wire types. */
+export interface TrackedSchemas<Item, Listed, State, Event> {
+  item: z.ZodType<Item>;
+  list: z.ZodType<Page<Listed>>;
+  state: z.ZodType<State>;
+  events: z.ZodType<Page<Event>>;
+}
+
+/** A collection whose members have a state record (`.../{uid}/state`) and an event log (`.../{uid}/events`). */
+export abstract class TrackedCollection<
+  Item,
+  Listed,
+  Query extends EventsQuery,
+  Patch,
+  State,
+  Event,
+> extends Collection<Item, Listed, Query, Patch> {
+  readonly #state: z.ZodType<State>;
+  readonly #events: z.ZodType<Page<Event>>;
+
+  constructor(transport: Transport, name: string, schemas: TrackedSchemas<Item, Listed, State, Event>) {
+    super(transport, name, schemas.item, schemas.list);
+    this.#state = schemas.state;
+    this.#events = schemas.events;
+  }
+
+  /** The member's state record. */
+  state(uid: string, opts?: RequestOptions): Promise<State> {
+    return this.onMember("GET", uid, "state", this.#state, opts);
+  }
+
+  /** One page of the member's events. */
+  events(uid: string, query: EventsQuery = {}, opts?: RequestOptions): Promise<Page<Event>> {
+    return this.t.json(
+      { method: "GET", route: `${this.one}/events`, params: { uid }, query },
+      this.#events,
+      opts,
+    );
+  }
+
+  /** All events of the member, page by page. */
+  iterateEvents(
+    uid: string,
+    query: Omit<EventsQuery, "cursor"> = {},
+    opts?: RequestOptions,
+  ): AsyncGenerator<Event, void, undefined> {
+    return paginate((cursor) => this.events(uid, { ...query, cursor }, opts));
   }
 }

@@ -8,7 +8,7 @@ import {
 import { Collection } from "./collection.ts";
 import { CwsTemplateFailedError } from "./errors.ts";
 import type { Transport } from "./http.ts";
-import { pollUntil, type WaitOptions } from "./waiters.ts";
+import type { WaitOptions } from "./waiters.ts";
 
 export type SandboxTemplateStatus = SandboxTemplate["status"];
 
@@ -32,16 +32,13 @@ export class SandboxTemplates extends Collection<
     target: SandboxTemplateStatus | SandboxTemplateStatus[],
     opts: WaitOptions,
   ): Promise<SandboxTemplate> {
-    const targets: string[] = Array.isArray(target) ? target : [target];
-    return pollUntil(
+    return this.poll(
       {
         kind: "sandbox template",
         uid,
-        target: targets,
-        read: (left, signal, onRetryAfter) =>
-          this.get(uid, { signal, timeoutMs: Math.min(left, this.t.defaultTimeoutMs()), onRetryAfter }),
-        statusOf: (t) => t.status,
-        check: (t) => {
+        target,
+        read: (o) => this.get(uid, o),
+        check: (t, targets) => {
           if (t.status === "FAILED")
             throw new CwsTemplateFailedError({ uid, target: targets, lastStatus: t.status });
         },

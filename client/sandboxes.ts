@@ -1,5 +1,6 @@
 /** `client.sandboxes`: sandbox operations of spec section 4.2 (create/deploy/get/delete are in `client.workloads`). */
 import type WebSocket from "ws";
+import type { z } from "zod";
 import {
   Desktop,
   ExecResult,
@@ -37,32 +38,36 @@ export class Sandboxes {
     this.#t = transport;
   }
 
+  /** A GET or POST on the sandbox's sub-route (`.../{uid}/<path>`), answered with JSON of `schema`. */
+  #onSandbox<T>(
+    method: "GET" | "POST",
+    uid: string,
+    path: string,
+    schema: z.ZodType<T>,
+    opts?: RequestOptions,
+    body?: unknown,
+  ): Promise<T> {
+    return this.#t.json({ method, route: `${ONE}/${path}`, params: { uid }, body }, schema, opts);
+  }
+
   /** running → frozen: stops the sandbox's processes, keeps its files. */
   freeze(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.#t.json({ method: "POST", route: `${ONE}/freeze`, params: { uid } }, WorkloadOperation, opts);
+    return this.#onSandbox("POST", uid, "freeze", WorkloadOperation, opts);
   }
 
   /** frozen → running. */
   thaw(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.#t.json({ method: "POST", route: `${ONE}/thaw`, params: { uid } }, WorkloadOperation, opts);
+    return this.#onSandbox("POST", uid, "thaw", WorkloadOperation, opts);
   }
 
   /** Creates and deploys a child of a running sandbox (empty body: named `{parent}-fork`). Not retried after an ambiguous failure. */
   fork(uid: string, body: ForkBody = {}, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.#t.json(
-      { method: "POST", route: `${ONE}/fork`, params: { uid }, body },
-      WorkloadOperation,
-      opts,
-    );
+    return this.#onSandbox("POST", uid, "fork", WorkloadOperation, opts, body);
   }
 
   /** Publishes a running sandbox as a USER template (PENDING; wait with `sandboxTemplates.waitForStatus`). */
   publish(uid: string, body: PublishBody, opts?: RequestOptions): Promise<SandboxTemplate> {
-    return this.#t.json(
-      { method: "POST", route: `${ONE}/publish`, params: { uid }, body },
-      SandboxTemplate,
-      opts,
-    );
+    return this.#onSandbox("POST", uid, "publish", SandboxTemplate, opts, body);
   }
 
   /**
@@ -114,20 +119,12 @@ export class Sandboxes {
   }
 
   listTerminals(uid: string, opts?: RequestOptions): Promise<TerminalSession[]> {
-    return this.#t.json(
-      { method: "GET", route: `${ONE}/terminals`, params: { uid } },
-      TerminalSessionList,
-      opts,
-    );
+    return this.#onSandbox("GET", uid, "terminals", TerminalSessionList, opts);
   }
 
   /** Starts a terminal session (default 80x24). Not retried after an ambiguous failure. */
   createTerminal(uid: string, body: TerminalCreate = {}, opts?: RequestOptions): Promise<TerminalSession> {
-    return this.#t.json(
-      { method: "POST", route: `${ONE}/terminals`, params: { uid }, body },
-      TerminalSession,
-      opts,
-    );
+    return this.#onSandbox("POST", uid, "terminals", TerminalSession, opts, body);
   }
 
   deleteTerminal(uid: string, terminalId: string, opts?: RequestOptions): Promise<void> {
@@ -138,7 +135,7 @@ export class Sandboxes {
   }
 
   desktop(uid: string, opts?: RequestOptions): Promise<Desktop> {
-    return this.#t.json({ method: "GET", route: `${ONE}/desktop`, params: { uid } }, Desktop, opts);
+    return this.#onSandbox("GET", uid, "desktop", Desktop, opts);
   }
 
   /**

@@ -8,6 +8,7 @@
  * deadline; any other error (404, 401, ...) ends the wait at once.
  */
 import { CwsConnectionError, CwsRateLimitError, CwsServerError, CwsWaitTimeoutError } from "./errors.ts";
+import type { RequestOptions } from "./http.ts";
 import { sleep } from "./retry.ts";
 
 export interface WaitOptions {
@@ -24,25 +25,27 @@ export const MIN_POLL_MS = 10;
 /** The latest a poll waits on the service's hint (Retry-After). */
 export const MAX_HINT_MS = 60_000;
 
-export interface PollSpec<T> {
+export interface PollSpec<T extends { status: string }> {
   kind: string;
   uid: string;
-  target: string[];
+  target: string | string[];
   /**
-   * Reads the current record; `timeoutMs` is what is left of the deadline. `onRetryAfter` takes
-   * the answer's Retry-After (ms), the service's hint of when to poll again.
+   * Reads the current record with the wait's signal, a timeout of at most what is left of the
+   * deadline, and an `onRetryAfter` that takes the answer's Retry-After (ms), the service's hint
+   * of when to poll again.
    */
-  read: (
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-    onRetryAfter: (ms: number) => void,
-  ) => Promise<T>;
-  statusOf: (record: T) => string;
-  /** Throws when `record` shows the wait can never succeed. */
-  check: (record: T) => void;
+  read: (opts: RequestOptions) => Promise<T>;
+  /** The longest one read may take (the transport's request timeout). */
+  readTimeoutMs: number;
+  /** Throws when `record` shows the wait for `target` can never succeed. */
+  check: (record: T, target: string[]) => void;
 }
 
-export async function pollUntil<T>(spec: PollSpec<T>, opts: WaitOptions): Promise<T> {
+export async function pollUntil<T extends { status: string }>(
+  spec: PollSpec<T>,
+  opts: WaitOptions,
+): Promise<T> {
+  const target = Array.isArray(spec.target) ? spec.target : [spec.target];
   const deadline = Date.now() + opts.timeoutMs;
   let delay = Math.max(1, opts.pollMs ?? 100);
   let lastStatus: string | undefined;
@@ -53,7 +56,7 @@ export async function pollUntil<T>(spec: PollSpec<T>, opts: WaitOptions): Promis
       throw new CwsWaitTimeoutError({
         kind: spec.kind,
         uid: spec.uid,
-        target: spec.target,
+        target,
         lastStatus,
         timeoutMs: opts.timeoutMs,
         cause: lastError,
@@ -61,11 +64,12 @@ export async function pollUntil<T>(spec: PollSpec<T>, opts: WaitOptions): Promis
     }
     let hint: number | undefined;
     try {
-      const record = await spec.read(left, opts.signal, (ms) => (hint = ms));
-      lastStatus = spec.statusOf(record);
+      const timeoutMs = Math.min(left, spec.readTimeoutMs);
+      const record = await spec.read({ signal: opts.signal, timeoutMs, onRetryAfter: (ms) => (hint = ms) });
+      lastStatus = record.status;
       lastError = undefined;
-      if (spec.target.includes(lastStatus)) return record;
-      spec.check(record);
+      if (target.includes(lastStatus)) return record;
+      spec.check(record, target);
     } catch (e) {
       if (opts.signal?.aborted) throw opts.signal.reason;
       if (!(e instanceof CwsConnectionError || e instanceof CwsServerError || e instanceof CwsRateLimitError))

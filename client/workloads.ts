@@ -12,7 +12,6 @@ import {
   WorkloadState,
   type AttachVolumeBody,
   type BmImage,
-  type Page,
   type VerifyBody,
   type VmImage,
   type WorkloadCreate,
@@ -23,8 +22,8 @@ import {
 } from "../api/index.ts";
 import { CwsWorkloadFailedError } from "./errors.ts";
 import type { RequestOptions, Transport } from "./http.ts";
-import { Collection, type EventsQuery } from "./collection.ts";
-import { pollUntil, type WaitOptions } from "./waiters.ts";
+import { TrackedCollection, type EventsQuery } from "./collection.ts";
+import type { WaitOptions } from "./waiters.ts";
 
 export type { EventsQuery };
 
@@ -49,9 +48,21 @@ function logsQuery(q: LogsOptions, follow: boolean) {
   };
 }
 
-export class Workloads extends Collection<Workload, WorkloadOperation, WorkloadListQuery, WorkloadPatch> {
+export class Workloads extends TrackedCollection<
+  Workload,
+  WorkloadOperation,
+  WorkloadListQuery,
+  WorkloadPatch,
+  WorkloadState,
+  WorkloadEvent
+> {
   constructor(transport: Transport) {
-    super(transport, "workloads", Workload, WorkloadList);
+    super(transport, "workloads", {
+      item: Workload,
+      list: WorkloadList,
+      state: WorkloadState,
+      events: WorkloadEventList,
+    });
   }
 
   /** Registers a workload (state registered; nothing is deployed). Not retried after an ambiguous failure. */
@@ -71,47 +82,17 @@ export class Workloads extends Collection<Workload, WorkloadOperation, WorkloadL
 
   /** Starts provisioning; wait with `waitForStatus(uid, "running")`. */
   deploy(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.t.json(
-      { method: "POST", route: `${this.one}/deploy`, params: { uid } },
-      WorkloadOperation,
-      opts,
-    );
+    return this.onMember("POST", uid, "deploy", WorkloadOperation, opts);
   }
 
   /** RENTAL (and sandboxes): removes the runtime, keeps the configuration. */
   suspend(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.t.json(
-      { method: "POST", route: `${this.one}/suspend`, params: { uid } },
-      WorkloadOperation,
-      opts,
-    );
+    return this.onMember("POST", uid, "suspend", WorkloadOperation, opts);
   }
 
   /** Reboots a VM (not for BM). */
   reboot(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.t.json(
-      { method: "POST", route: `${this.one}/reboot`, params: { uid } },
-      WorkloadOperation,
-      opts,
-    );
-  }
-
-  state(uid: string, opts?: RequestOptions): Promise<WorkloadState> {
-    return this.t.json({ method: "GET", route: `${this.one}/state`, params: { uid } }, WorkloadState, opts);
-  }
-
-  /** One page of the workload's events. */
-  events(uid: string, query: EventsQuery = {}, opts?: RequestOptions): Promise<Page<WorkloadEvent>> {
-    return this.eventPage(uid, WorkloadEventList, query, opts);
-  }
-
-  /** All events of the workload, page by page. */
-  iterateEvents(
-    uid: string,
-    query: Omit<EventsQuery, "cursor"> = {},
-    opts?: RequestOptions,
-  ): AsyncGenerator<WorkloadEvent, void, undefined> {
-    return this.allEvents(uid, WorkloadEventList, query, opts);
+    return this.onMember("POST", uid, "reboot", WorkloadOperation, opts);
   }
 
   /** The log text as it is now. */
@@ -220,16 +201,13 @@ export class Workloads extends Collection<Workload, WorkloadOperation, WorkloadL
     target: WorkloadStatus | WorkloadStatus[],
     opts: WaitOptions,
   ): Promise<WorkloadState> {
-    const targets: string[] = Array.isArray(target) ? target : [target];
-    return pollUntil(
+    return this.poll(
       {
         kind: "workload",
         uid,
-        target: targets,
-        read: (left, signal, onRetryAfter) =>
-          this.state(uid, { signal, timeoutMs: Math.min(left, this.t.defaultTimeoutMs()), onRetryAfter }),
-        statusOf: (s) => s.status,
-        check: (s) => {
+        target,
+        read: (o) => this.state(uid, o),
+        check: (s, targets) => {
           if (s.status === "error" || s.status === "deleted") {
             throw new CwsWorkloadFailedError({
               uid,

@@ -59,23 +59,18 @@ function importIsTypeOnly(node: ts.ImportDeclaration): boolean {
   if (clause.isTypeOnly) return true;
   if (clause.name) return false;
   const bindings = clause.namedBindings;
-  return (
-    bindings !== undefined &&
-    ts.isNamedImports(bindings) &&
-    bindings.elements.length > 0 &&
-    bindings.elements.every((e) => e.isTypeOnly)
-  );
+  return bindings !== undefined && ts.isNamedImports(bindings) && allTypeOnly(bindings.elements);
 }
 
 function exportIsTypeOnly(node: ts.ExportDeclaration): boolean {
   if (node.isTypeOnly) return true;
   const clause = node.exportClause;
-  return (
-    clause !== undefined &&
-    ts.isNamedExports(clause) &&
-    clause.elements.length > 0 &&
-    clause.elements.every((e) => e.isTypeOnly)
-  );
+  return clause !== undefined && ts.isNamedExports(clause) && allTypeOnly(clause.elements);
+}
+
+/** Whether a list of named imports or exports is not empty and names types only. */
+function allTypeOnly(elements: ts.NodeArray<ts.ImportSpecifier | ts.ExportSpecifier>): boolean {
+  return elements.length > 0 && elements.every((e) => e.isTypeOnly);
 }
 
 /** The relative imports of one file, as written (specifier and whether type-only). */

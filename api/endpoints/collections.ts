@@ -1,36 +1,27 @@
 import * as api from "../index.ts";
-import { created, noContent, ok, type Endpoint } from "./common.ts";
+import { created, noContent, ok, endpointGroup } from "./common.ts";
 
 /** Sandbox templates (spec 4.3). */
-export const SANDBOX_TEMPLATES = {
+export const SANDBOX_TEMPLATES = endpointGroup("sandbox-templates", {
   list: {
     method: "GET",
-    prefix: "/v3",
     pattern: "/orgs/:org/sandbox-templates",
-    tag: "sandbox-templates",
     summary: "List sandbox templates (FRESH and the org's USER templates)",
-    auth: "org",
     query: api.SandboxTemplateQuery,
     responses: ok(api.SandboxTemplateList),
     reasons: [],
   },
   get: {
     method: "GET",
-    prefix: "/v3",
     pattern: "/orgs/:org/sandbox-templates/:uid",
-    tag: "sandbox-templates",
     summary: "Get a sandbox template",
-    auth: "org",
     responses: ok(api.SandboxTemplate),
     reasons: ["SANDBOX_TEMPLATE_NOT_FOUND"],
   },
   update: {
     method: "PATCH",
-    prefix: "/v3",
     pattern: "/orgs/:org/sandbox-templates/:uid",
-    tag: "sandbox-templates",
     summary: "Update a USER sandbox template",
-    auth: "org",
     body: api.SandboxTemplatePatch,
     bodyReason: "SANDBOX_TEMPLATE_INVALID",
     responses: ok(api.SandboxTemplate),
@@ -38,26 +29,20 @@ export const SANDBOX_TEMPLATES = {
   },
   delete: {
     method: "DELETE",
-    prefix: "/v3",
     pattern: "/orgs/:org/sandbox-templates/:uid",
-    tag: "sandbox-templates",
     summary: "Delete a USER sandbox template",
-    auth: "org",
     responses: noContent,
     reasons: ["SANDBOX_TEMPLATE_NOT_FOUND", "SANDBOX_TEMPLATE_READ_ONLY", "SANDBOX_TEMPLATE_PENDING"],
   },
-} satisfies Record<string, Endpoint>;
+});
 
 /** Reusable workload templates (spec 4.4). */
-export const TEMPLATES = {
+export const TEMPLATES = endpointGroup("templates", {
   create: {
     method: "POST",
-    prefix: "/v3",
     pattern: "/orgs/:org/templates",
-    tag: "templates",
     summary: "Create a workload template",
     description: "`manifest` is validated as a workload create body whose `type` equals `type`.",
-    auth: "org",
     body: api.TemplateCreate,
     bodyReason: "TEMPLATE_INVALID",
     responses: created(api.TemplateCreated),
@@ -65,32 +50,23 @@ export const TEMPLATES = {
   },
   list: {
     method: "GET",
-    prefix: "/v3",
     pattern: "/orgs/:org/templates",
-    tag: "templates",
     summary: "List workload templates (the org's and PUBLIC ones)",
-    auth: "org",
     query: api.TemplateListQuery,
     responses: ok(api.WorkloadTemplateList),
     reasons: [],
   },
   get: {
     method: "GET",
-    prefix: "/v3",
     pattern: "/orgs/:org/templates/:uid",
-    tag: "templates",
     summary: "Get a workload template",
-    auth: "org",
     responses: ok(api.WorkloadTemplate),
     reasons: ["TEMPLATE_NOT_FOUND"],
   },
   update: {
     method: "PATCH",
-    prefix: "/v3",
     pattern: "/orgs/:org/templates/:uid",
-    tag: "templates",
     summary: "Update a workload template",
-    auth: "org",
     body: api.TemplatePatch,
     bodyReason: "TEMPLATE_INVALID",
     responses: ok(api.WorkloadTemplate),
@@ -98,25 +74,19 @@ export const TEMPLATES = {
   },
   delete: {
     method: "DELETE",
-    prefix: "/v3",
     pattern: "/orgs/:org/templates/:uid",
-    tag: "templates",
     summary: "Delete a workload template",
-    auth: "org",
     responses: noContent,
     reasons: ["TEMPLATE_NOT_FOUND", "TEMPLATE_READ_ONLY"],
   },
-} satisfies Record<string, Endpoint>;
+});
 
 /** Volumes (spec 4.5). */
-export const VOLUMES = {
+export const VOLUMES = endpointGroup("volumes", {
   create: {
     method: "POST",
-    prefix: "/v3",
     pattern: "/orgs/:org/volumes",
-    tag: "volumes",
     summary: "Create a volume",
-    auth: "org",
     body: api.VolumeCreate,
     bodyReason: "VOLUME_INVALID",
     responses: created(api.VolumeCreated),
@@ -124,53 +94,38 @@ export const VOLUMES = {
   },
   list: {
     method: "GET",
-    prefix: "/v3",
     pattern: "/orgs/:org/volumes",
-    tag: "volumes",
     summary: "List volumes",
-    auth: "org",
     query: api.VolumeListQuery,
     responses: ok(api.VolumeList),
     reasons: [],
   },
   get: {
     method: "GET",
-    prefix: "/v3",
     pattern: "/orgs/:org/volumes/:uid",
-    tag: "volumes",
     summary: "Get a volume",
-    auth: "org",
     responses: ok(api.Volume),
     reasons: ["VOLUME_NOT_FOUND"],
   },
   state: {
     method: "GET",
-    prefix: "/v3",
     pattern: "/orgs/:org/volumes/:uid/state",
-    tag: "volumes",
     summary: "Get a volume's state record",
-    auth: "org",
     responses: ok(api.VolumeState),
     reasons: ["VOLUME_NOT_FOUND"],
   },
   events: {
     method: "GET",
-    prefix: "/v3",
     pattern: "/orgs/:org/volumes/:uid/events",
-    tag: "volumes",
     summary: "List a volume's events",
-    auth: "org",
     query: api.PageQuery,
     responses: ok(api.VolumeEventList),
     reasons: ["VOLUME_NOT_FOUND"],
   },
   update: {
     method: "PATCH",
-    prefix: "/v3",
     pattern: "/orgs/:org/volumes/:uid",
-    tag: "volumes",
     summary: "Rename a volume",
-    auth: "org",
     body: api.VolumePatch,
     bodyReason: "VOLUME_INVALID",
     responses: ok(api.Volume),
@@ -178,25 +133,19 @@ export const VOLUMES = {
   },
   delete: {
     method: "DELETE",
-    prefix: "/v3",
     pattern: "/orgs/:org/volumes/:uid",
-    tag: "volumes",
     summary: "Delete a volume",
-    auth: "org",
     responses: noContent,
     reasons: ["VOLUME_NOT_FOUND", "VOLUME_IN_USE"],
   },
-} satisfies Record<string, Endpoint>;
+});
 
 /** SSH keys (spec 4.6). */
-export const SSH_KEYS = {
+export const SSH_KEYS = endpointGroup("ssh-keys", {
   create: {
     method: "POST",
-    prefix: "/v3",
     pattern: "/orgs/:org/ssh-keys",
-    tag: "ssh-keys",
     summary: "Add an SSH public key",
-    auth: "org",
     body: api.SshKeyCreate,
     bodyReason: "SSH_KEY_INVALID",
     responses: created(api.SshKey),
@@ -204,32 +153,23 @@ export const SSH_KEYS = {
   },
   list: {
     method: "GET",
-    prefix: "/v3",
     pattern: "/orgs/:org/ssh-keys",
-    tag: "ssh-keys",
     summary: "List SSH keys",
-    auth: "org",
     query: api.PageQuery,
     responses: ok(api.SshKeyList),
     reasons: [],
   },
   get: {
     method: "GET",
-    prefix: "/v3",
     pattern: "/orgs/:org/ssh-keys/:uid",
-    tag: "ssh-keys",
     summary: "Get an SSH key",
-    auth: "org",
     responses: ok(api.SshKey),
     reasons: ["SSH_KEY_NOT_FOUND"],
   },
   update: {
     method: "PATCH",
-    prefix: "/v3",
     pattern: "/orgs/:org/ssh-keys/:uid",
-    tag: "ssh-keys",
     summary: "Rename an SSH key",
-    auth: "org",
     body: api.SshKeyPatch,
     bodyReason: "SSH_KEY_INVALID",
     responses: ok(api.SshKey),
@@ -237,12 +177,9 @@ export const SSH_KEYS = {
   },
   delete: {
     method: "DELETE",
-    prefix: "/v3",
     pattern: "/orgs/:org/ssh-keys/:uid",
-    tag: "ssh-keys",
     summary: "Delete an SSH key",
-    auth: "org",
     responses: noContent,
     reasons: ["SSH_KEY_NOT_FOUND", "SSH_KEY_IN_USE"],
   },
-} satisfies Record<string, Endpoint>;
+});

@@ -78,3 +78,20 @@ export const DEPLOY: Reason[] = [
   "WORKLOAD_SANDBOX_TEMPLATE_NOT_READY",
   "WORKLOAD_SANDBOX_TEMPLATE_NOT_FOUND",
 ];
+
+type GroupField = "prefix" | "tag" | "auth";
+type Entry = Omit<Endpoint, GroupField> & Partial<Pick<Endpoint, "auth">>;
+
+/**
+ * The endpoints of one tag, with the prefix and auth they share given once (by default those of
+ * the org's API); an entry that names its own auth keeps it.
+ */
+export function endpointGroup<E extends Record<string, Entry>>(
+  tag: string,
+  entries: E,
+  shared: Pick<Endpoint, "prefix" | "auth"> = { prefix: "/v3", auth: "org" },
+): { [K in keyof E]: E[K] & Pick<Endpoint, GroupField> } {
+  const out: Record<string, Endpoint> = {};
+  for (const [key, entry] of Object.entries(entries)) out[key] = { ...shared, tag, ...entry };
+  return out as { [K in keyof E]: E[K] & Pick<Endpoint, GroupField> };
+}

@@ -85,6 +85,14 @@ export const uidOutput = (what: string): OutputDef => ({
   description: `The ${what}'s uid (its id).`,
 });
 
+/** The name input of a resource that is renamed in place (`noun`: how its description names it). */
+export const nameInput = (noun: string): InputDef => ({
+  type: z.string(),
+  description: `The ${noun}'s name.`,
+  change: "update",
+  required: true,
+});
+
 /** When the service made and last changed the object. */
 export const TIMESTAMPS: Record<"createdAt" | "updatedAt", OutputDef> = {
   createdAt: { type: Timestamp, description: "When it was created." },

@@ -80,6 +80,9 @@ export function decodeMsgpack(buf: Buffer): MsgValue {
   const u8 = () => take(1)[0]!;
   const u16 = () => take(2).readUInt16BE(0);
   const u32 = () => take(4).readUInt32BE(0);
+  const LENGTH = [u8, u16, u32];
+  const uint = (n: number) => (n === 8 ? Number(take(8).readBigUInt64BE(0)) : take(n).readUIntBE(0, n));
+  const int = (n: number) => (n === 8 ? Number(take(8).readBigInt64BE(0)) : take(n).readIntBE(0, n));
   const str = (n: number) => take(n).toString("utf8");
   const array = (n: number): MsgValue[] => Array.from({ length: n }, () => read());
   const map = (n: number) => {
@@ -103,72 +106,20 @@ export function decodeMsgpack(buf: Buffer): MsgValue {
     if (t < 0xa0) return array(t - 0x90);
     if (t < 0xc0) return str(t - 0xa0);
     if (t >= 0xe0) return t - 0x100;
-    switch (t) {
-      case 0xc0:
-        return null;
-      case 0xc2:
-        return false;
-      case 0xc3:
-        return true;
-      case 0xc4:
-        return take(u8()).toString("utf8");
-      case 0xc5:
-        return take(u16()).toString("utf8");
-      case 0xc6:
-        return take(u32()).toString("utf8");
-      case 0xc7:
-        return ext(u8());
-      case 0xc8:
-        return ext(u16());
-      case 0xc9:
-        return ext(u32());
-      case 0xca:
-        return take(4).readFloatBE(0);
-      case 0xcb:
-        return take(8).readDoubleBE(0);
-      case 0xcc:
-        return u8();
-      case 0xcd:
-        return u16();
-      case 0xce:
-        return u32();
-      case 0xcf:
-        return Number(take(8).readBigUInt64BE(0));
-      case 0xd0:
-        return take(1).readInt8(0);
-      case 0xd1:
-        return take(2).readInt16BE(0);
-      case 0xd2:
-        return take(4).readInt32BE(0);
-      case 0xd3:
-        return Number(take(8).readBigInt64BE(0));
-      case 0xd4:
-        return ext(1);
-      case 0xd5:
-        return ext(2);
-      case 0xd6:
-        return ext(4);
-      case 0xd7:
-        return ext(8);
-      case 0xd8:
-        return ext(16);
-      case 0xd9:
-        return str(u8());
-      case 0xda:
-        return str(u16());
-      case 0xdb:
-        return str(u32());
-      case 0xdc:
-        return array(u16());
-      case 0xdd:
-        return array(u32());
-      case 0xde:
-        return map(u16());
-      case 0xdf:
-        return map(u32());
-      default:
-        throw new Error(`msgpack: unexpected byte 0x${t.toString(16)}`);
-    }
+    if (t >= 0xc4 && t <= 0xc6) return str(LENGTH[t - 0xc4]!()); // bin 8/16/32, read as text
+    if (t >= 0xc7 && t <= 0xc9) return ext(LENGTH[t - 0xc7]!()); // ext 8/16/32
+    if (t >= 0xcc && t <= 0xcf) return uint(1 << (t - 0xcc)); // uint 8/16/32/64
+    if (t >= 0xd0 && t <= 0xd3) return int(1 << (t - 0xd0)); // int 8/16/32/64
+    if (t >= 0xd4 && t <= 0xd8) return ext(1 << (t - 0xd4)); // fixext 1/2/4/8/16
+    if (t >= 0xd9 && t <= 0xdb) return str(LENGTH[t - 0xd9]!()); // str 8/16/32
+    if (t >= 0xdc && t <= 0xdd) return array(LENGTH[t - 0xdb]!()); // array 16/32
+    if (t >= 0xde && t <= 0xdf) return map(LENGTH[t - 0xdd]!()); // map 16/32
+    if (t === 0xc0) return null;
+    if (t === 0xc2) return false;
+    if (t === 0xc3) return true;
+    if (t === 0xca) return take(4).readFloatBE(0);
+    if (t === 0xcb) return take(8).readDoubleBE(0);
+    throw new Error(`msgpack: unexpected byte 0x${t.toString(16)}`);
   }
   const v = read();
   if (pos !== buf.length) throw new Error("msgpack: trailing bytes after the value");

@@ -11,7 +11,7 @@ import { DEFAULT_SEED } from "../seed/data.ts";
 import { loadSeedFile, type Seed } from "../seed/schema.ts";
 import { Store } from "../store/store.ts";
 import { adminCall, type AdminTarget } from "./admin-client.ts";
-import { formatTable } from "./table.ts";
+import { formatTable, type Column } from "./table.ts";
 
 type Out = (text: string) => void;
 
@@ -171,100 +171,89 @@ export function printSeed(
     out(`${JSON.stringify(seed, null, 2)}\n`);
     return;
   }
-  const section = (title: string, body: string) => out(`${title}\n${body}\n`);
+  const section = <T>(title: string, columns: readonly Column<T>[], rows: readonly T[]) =>
+    out(`${title}\n${formatTable(columns, rows)}\n`);
   out(`Seed: ${from}\n\n`);
   section(
     "Orgs (tokens shortened; --json prints them)",
-    formatTable(
-      [
-        { title: "ORG", value: (o: Seed["orgs"][number]) => o.slug },
-        { title: "TOKENS", value: (o) => o.tokens.map(mask).join(", ") },
-        { title: "CREDITS (USD)", value: (o) => String(o.credits), right: true },
-      ],
-      seed.orgs,
-    ),
+    [
+      { title: "ORG", value: (o) => o.slug },
+      { title: "TOKENS", value: (o) => o.tokens.map(mask).join(", ") },
+      { title: "CREDITS (USD)", value: (o) => String(o.credits), right: true },
+    ],
+    seed.orgs,
   );
   section(
     "Regions",
-    formatTable(
-      [
-        { title: "UID", value: (r: Seed["regions"][number]) => r.uid },
-        { title: "NAME", value: (r) => r.name },
-        { title: "ACTIVE", value: (r) => (r.active ? "yes" : "no") },
-      ],
-      seed.regions,
-    ),
+    [
+      { title: "UID", value: (r) => r.uid },
+      { title: "NAME", value: (r) => r.name },
+      { title: "ACTIVE", value: (r) => (r.active ? "yes" : "no") },
+    ],
+    seed.regions,
   );
   section(
     "Inventory",
-    formatTable(
-      [
-        { title: "NAME", value: (i: Seed["inventory"][number]) => i.name },
-        { title: "TYPE", value: (i) => i.type },
-        { title: "USD/H", value: (i) => String(i.cost_per_hour), right: true },
-        {
-          title: "CAPACITY",
-          value: (i) => (i.capacity === undefined ? "unlimited" : String(i.capacity)),
-          right: true,
-        },
-        { title: "GPU", value: (i) => (i.gpu_type ? `${i.gpu_count}x ${i.gpu_type}` : "-") },
-        { title: "REGION", value: (i) => i.region ?? "any" },
-      ],
-      seed.inventory,
-    ),
+    [
+      { title: "NAME", value: (i) => i.name },
+      { title: "TYPE", value: (i) => i.type },
+      { title: "USD/H", value: (i) => String(i.cost_per_hour), right: true },
+      {
+        title: "CAPACITY",
+        value: (i) => (i.capacity === undefined ? "unlimited" : String(i.capacity)),
+        right: true,
+      },
+      { title: "GPU", value: (i) => (i.gpu_type ? `${i.gpu_count}x ${i.gpu_type}` : "-") },
+      { title: "REGION", value: (i) => i.region ?? "any" },
+    ],
+    seed.inventory,
   );
   section(
     "Images",
-    formatTable(
-      [
-        { title: "KIND", value: (i: { kind: string; name: string; display_name: string }) => i.kind },
-        { title: "NAME", value: (i) => i.name },
-        { title: "DISPLAY NAME", value: (i) => i.display_name },
-      ],
-      [
-        ...seed.vm_images.map((i) => ({ kind: "VM", ...i })),
-        ...seed.bm_images.map((i) => ({ kind: "BM", ...i })),
-      ],
-    ),
+    [
+      { title: "KIND", value: (i: { kind: string; name: string; display_name: string }) => i.kind },
+      { title: "NAME", value: (i) => i.name },
+      { title: "DISPLAY NAME", value: (i) => i.display_name },
+    ],
+    [
+      ...seed.vm_images.map((i) => ({ kind: "VM", ...i })),
+      ...seed.bm_images.map((i) => ({ kind: "BM", ...i })),
+    ],
   );
   section(
     "Reservations",
-    formatTable(
-      [
-        { title: "UID", value: (r: Seed["reservations"][number]) => r.uid },
-        { title: "ORG", value: (r) => r.org },
-        { title: "TYPE", value: (r) => r.type },
-        { title: "RESOURCE", value: (r) => r.resource_name },
-        { title: "REGION", value: (r) => r.region ?? "-" },
-        { title: "STATUS", value: (r) => r.status },
-      ],
-      seed.reservations,
-    ),
+    [
+      { title: "UID", value: (r) => r.uid },
+      { title: "ORG", value: (r) => r.org },
+      { title: "TYPE", value: (r) => r.type },
+      { title: "RESOURCE", value: (r) => r.resource_name },
+      { title: "REGION", value: (r) => r.region ?? "-" },
+      { title: "STATUS", value: (r) => r.status },
+    ],
+    seed.reservations,
   );
   section(
     "Templates",
-    formatTable(
-      [
-        { title: "KIND", value: (t: { kind: string; uid: string; name: string; detail: string }) => t.kind },
-        { title: "UID", value: (t) => t.uid },
-        { title: "NAME", value: (t) => t.name },
-        { title: "DETAIL", value: (t) => t.detail },
-      ],
-      [
-        ...seed.sandbox_templates.map((t) => ({
-          kind: "sandbox",
-          uid: t.uid,
-          name: t.name,
-          detail: `${t.resource_name} $${t.cost_per_hour}/h${t.desktop ? " desktop" : ""}`,
-        })),
-        ...seed.templates.map((t) => ({
-          kind: "workload",
-          uid: t.uid,
-          name: t.name,
-          detail: `${t.type} PUBLIC`,
-        })),
-      ],
-    ),
+    [
+      { title: "KIND", value: (t: { kind: string; uid: string; name: string; detail: string }) => t.kind },
+      { title: "UID", value: (t) => t.uid },
+      { title: "NAME", value: (t) => t.name },
+      { title: "DETAIL", value: (t) => t.detail },
+    ],
+    [
+      ...seed.sandbox_templates.map((t) => ({
+        kind: "sandbox",
+        uid: t.uid,
+        name: t.name,
+        detail: `${t.resource_name} $${t.cost_per_hour}/h${t.desktop ? " desktop" : ""}`,
+      })),
+      ...seed.templates.map((t) => ({
+        kind: "workload",
+        uid: t.uid,
+        name: t.name,
+        detail: `${t.type} PUBLIC`,
+      })),
+    ],
   );
   if (seed.volume_cost_per_gib_hour !== undefined)
     out(`Volume storage: ${seed.volume_cost_per_gib_hour} USD per GiB-hour\n`);

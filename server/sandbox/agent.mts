@@ -288,14 +288,31 @@ function isSpecialPlace(p: string): boolean {
   return ["/proc", "/sys", "/dev"].some((d) => p === d || p.startsWith(d + "/"));
 }
 
-async function readFileOp(p: string, token: string): Promise<Msg> {
-  let fh: fsp.FileHandle | undefined;
-  let sock: net.Socket | undefined;
+/** The file and the host socket of one transfer, each set once it is open. */
+interface Transfer {
+  fh?: fsp.FileHandle;
+  sock?: net.Socket;
+}
+
+/** Runs one file transfer: a failure drops the socket and is mapped for `p`; the file is closed either way. */
+async function transfer(p: string, run: (t: Transfer) => Promise<Msg>): Promise<Msg> {
+  const t: Transfer = {};
   try {
+    return await run(t);
+  } catch (err) {
+    t.sock?.destroy();
+    throw mapFsError(err, p);
+  } finally {
+    await t.fh?.close();
+  }
+}
+
+async function readFileOp(p: string, token: string): Promise<Msg> {
+  return transfer(p, async (t) => {
     const real = await fsp.realpath(p);
     if (isSpecialPlace(real))
       throw new AgentError("INVALID_PATH", `not a regular file: ${p} (in ${real.split("/")[1]})`);
-    fh = await fsp.open(real, O_READ);
+    const fh = (t.fh = await fsp.open(real, O_READ));
     const st = await fh.stat();
     if (st.isDirectory()) throw new AgentError("INVALID_PATH", `is a directory: ${p}`);
     if (!st.isFile()) throw new AgentError("INVALID_PATH", `not a regular file: ${p}`);
@@ -304,7 +321,7 @@ async function readFileOp(p: string, token: string): Promise<Msg> {
     }
     // The size goes first, then exactly that many bytes (a file that shrinks meanwhile
     // breaks the stream; one that grows is cut at the size it had).
-    sock = await connectHost(token);
+    const sock = (t.sock = await connectHost(token));
     sock.write(`${st.size}\n`);
     const buf = Buffer.allocUnsafe(1 << 20);
     let total = 0;
@@ -313,17 +330,12 @@ async function readFileOp(p: string, token: string): Promise<Msg> {
       if (bytesRead === 0) throw new AgentError("UNAVAILABLE", `file shrank while read: ${p}`);
       total += bytesRead;
       const chunk = Buffer.from(buf.subarray(0, bytesRead));
-      if (!sock.write(chunk)) await new Promise((r) => sock!.once("drain", r));
+      if (!sock.write(chunk)) await new Promise((r) => sock.once("drain", r));
       if (sock.destroyed) throw new AgentError("UNAVAILABLE", "stream closed by the host");
     }
     await endSocket(sock);
     return { size: total };
-  } catch (err) {
-    sock?.destroy();
-    throw mapFsError(err, p);
-  } finally {
-    await fh?.close();
-  }
+  });
 }
 
 async function refuseSpecial(p: string): Promise<void> {
@@ -336,15 +348,13 @@ async function refuseSpecial(p: string): Promise<void> {
 async function writeFileOp(p: string, token: string, size: number): Promise<Msg> {
   await refuseSpecial(p);
   if (size > config.maxFileBytes) throw new AgentError("TOO_LARGE", `limit is ${config.maxFileBytes} bytes`);
-  let fh: fsp.FileHandle | undefined;
-  let sock: net.Socket | undefined;
-  try {
+  return transfer(p, async (t) => {
     await fsp.mkdir(path.posix.dirname(p), { recursive: true, mode: 0o755 });
-    fh = await fsp.open(p, O_WRITE, 0o644);
+    const fh = (t.fh = await fsp.open(p, O_WRITE, 0o644));
     const st = await fh.stat();
     if (!st.isFile()) throw new AgentError("INVALID_PATH", `not a regular file: ${p}`);
     await fh.truncate(0);
-    sock = await connectHost(token);
+    const sock = (t.sock = await connectHost(token));
     let total = 0;
     for await (const chunk of sock as AsyncIterable<Buffer>) {
       total += chunk.length;
@@ -354,12 +364,7 @@ async function writeFileOp(p: string, token: string, size: number): Promise<Msg>
     if (total !== size) throw new AgentError("UNAVAILABLE", `short write: got ${total} of ${size} bytes`);
     sock.destroy();
     return { size: total };
-  } catch (err) {
-    sock?.destroy();
-    throw mapFsError(err, p);
-  } finally {
-    await fh?.close();
-  }
+  });
 }
 
 async function sshKeyOp(action: "add" | "remove", key: string): Promise<Msg> {

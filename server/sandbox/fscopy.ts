@@ -17,20 +17,8 @@ export async function copyTree(src: string, dst: string): Promise<void> {
   const st = await fsp.lstat(src);
   if (!st.isDirectory()) throw new Error(`not a directory: ${src}`);
   await fsp.mkdir(dst, { recursive: true });
-  await new Promise<void>((resolve, reject) => {
-    // "src/." copies the contents of src (and src's own mode/times) onto dst.
-    const cp = spawn("cp", ["-a", "--reflink=auto", "--", `${src}/.`, `${dst}/`], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let err = "";
-    cp.stderr.on("data", (b: Buffer) => {
-      err = (err + b.toString()).slice(-2000);
-    });
-    cp.on("error", reject);
-    cp.on("close", (code) =>
-      code === 0 ? resolve() : reject(new Error(`cp -a failed (${code}): ${err.trim()}`)),
-    );
-  });
+  // "src/." copies the contents of src (and src's own mode/times) onto dst.
+  await run("cp", ["-a", "--reflink=auto", "--", `${src}/.`, `${dst}/`], "cp -a");
 }
 
 /**
@@ -39,17 +27,20 @@ export async function copyTree(src: string, dst: string): Promise<void> {
  */
 export async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
   if (process.getuid?.() !== 0) return;
-  await new Promise<void>((resolve, reject) => {
-    const p = spawn("chown", ["-R", "-h", `${uid}:${gid}`, "--", dir], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+  await run("chown", ["-R", "-h", `${uid}:${gid}`, "--", dir], "chown");
+}
+
+/** Runs a command to its end; a failure names it (`<name> failed (<code>): <the end of its stderr>`). */
+function run(command: string, args: string[], name: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
     let err = "";
-    p.stderr.on("data", (b: Buffer) => {
+    child.stderr.on("data", (b: Buffer) => {
       err = (err + b.toString()).slice(-2000);
     });
-    p.on("error", reject);
-    p.on("close", (code) =>
-      code === 0 ? resolve() : reject(new Error(`chown failed (${code}): ${err.trim()}`)),
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${name} failed (${code}): ${err.trim()}`)),
     );
   });
 }

@@ -1,7 +1,14 @@
 /** SshKey: a public key that workloads reference. Update: name. Replace: publicKey. */
 import { SshKey, SshKeyCreate } from "../../../api/index.ts";
 import { z } from "zod";
-import { ADOPT_UID, TIMESTAMPS, renamesOf, uidOutput, type Definition } from "../../core/definition.ts";
+import {
+  ADOPT_UID,
+  TIMESTAMPS,
+  renamesOf,
+  uidOutput,
+  type Definition,
+  nameInput,
+} from "../../core/definition.ts";
 import { pick } from "../../core/values.ts";
 import { contractFailures } from "../../core/wire.ts";
 
@@ -14,7 +21,7 @@ export const definition: Definition = {
   what: "SSH key",
   description: "An SSH public key that workloads and sandboxes reference by UID.",
   inputs: {
-    name: { type: SshKey.shape.name, description: "The key's name.", change: "update", required: true },
+    name: nameInput("key"),
     // The service takes the key as ssh_key and returns it as public_key_raw. The resource has one
     // name for both, which does not read like the key UIDs that a workload's `sshKeys` hold.
     publicKey: {

@@ -1,7 +1,7 @@
 /** Volume: persistent storage mounted on RENTAL workloads. Update: name. Replace: sizeInMb, resourceName. */
 import { z } from "zod";
 import { Volume, VolumeCreate } from "../../../api/index.ts";
-import { ADOPT_UID, TIMESTAMPS, uidOutput, type Definition } from "../../core/definition.ts";
+import { ADOPT_UID, TIMESTAMPS, uidOutput, type Definition, nameInput } from "../../core/definition.ts";
 import { pick } from "../../core/values.ts";
 import { contractFailures, fromStateSummary } from "../../core/wire.ts";
 
@@ -10,7 +10,7 @@ export const definition: Definition = {
   what: "volume",
   description: "A persistent volume, mounted on RENTAL workloads through their `volumes` input.",
   inputs: {
-    name: { type: Volume.shape.name, description: "The volume's name.", change: "update", required: true },
+    name: nameInput("volume"),
     // The create body takes size_in_mb; the record reports it as `size` (also an output).
     sizeInMb: {
       type: z.number().int(),

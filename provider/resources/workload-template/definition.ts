@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { TemplateCreate, WorkloadTemplate, validateWorkloadCreate } from "../../../api/index.ts";
-import { TIMESTAMPS, uidOutput, type Definition } from "../../core/definition.ts";
+import { TIMESTAMPS, uidOutput, type Definition, nameInput } from "../../core/definition.ts";
 import type { CheckFailure, Props } from "../../core/types.ts";
 import { containsUnknown } from "../../core/unknowns.ts";
 import { compact } from "../../core/values.ts";
@@ -52,12 +52,7 @@ export const definition: Definition = {
   what: "workload template",
   description: "A reusable workload template (not a sandbox template).",
   inputs: {
-    name: {
-      type: WorkloadTemplate.shape.name,
-      description: "The template's name.",
-      change: "update",
-      required: true,
-    },
+    name: nameInput("template"),
     description: {
       type: WorkloadTemplate.shape.description,
       description: "A description.",

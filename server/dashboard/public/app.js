@@ -139,16 +139,19 @@ function renderOverview(o) {
     lastDetail = "";
     refresh();
   };
+  // The columns the workload and sandbox tables share.
+  const nameColumn = {
+    title: "Name",
+    cell: (w) => [h("div", {}, h("strong", {}, w.name)), h("div", { class: "mono muted nowrap" }, w.uid)],
+  };
+  const costAndAccess = [
+    { title: "Cost/h", num: true, cell: (w) => usd(w.cost_per_hour) },
+    { title: "Access", cell: access },
+  ];
   $("workloads").replaceChildren(
     table(
       [
-        {
-          title: "Name",
-          cell: (w) => [
-            h("div", {}, h("strong", {}, w.name)),
-            h("div", { class: "mono muted nowrap" }, w.uid),
-          ],
-        },
+        nameColumn,
         { title: "Type", cell: (w) => h("span", { class: "type" }, w.type) },
         {
           title: "Status",
@@ -159,8 +162,7 @@ function renderOverview(o) {
         },
         { title: "Image", cls: "mono nowrap", cell: (w) => w.image },
         { title: "Resource", cls: "nowrap", cell: (w) => w.resource.name },
-        { title: "Cost/h", num: true, cell: (w) => usd(w.cost_per_hour) },
-        { title: "Access", cell: access },
+        ...costAndAccess,
         { title: "Revision", cls: "mono", cell: (w) => w.revision || "—" },
         { title: "Created", cell: (w) => time(w.created_at) },
       ],
@@ -172,17 +174,10 @@ function renderOverview(o) {
   $("sandboxes").replaceChildren(
     table(
       [
-        {
-          title: "Name",
-          cell: (w) => [
-            h("div", {}, h("strong", {}, w.name)),
-            h("div", { class: "mono muted nowrap" }, w.uid),
-          ],
-        },
+        nameColumn,
         { title: "Status", cell: (w) => badge(w.state.status) },
         { title: "Template", cell: (w) => templateName.get(w.image) || w.image },
-        { title: "Cost/h", num: true, cell: (w) => usd(w.cost_per_hour) },
-        { title: "Access", cell: access },
+        ...costAndAccess,
         { title: "Created", cell: (w) => time(w.created_at) },
       ],
       o.sandboxes,
