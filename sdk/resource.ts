@@ -1,5 +1,6 @@
 /** What every cws resource class shares: its type token, output keys and secret inputs. */
 import * as pulumi from "@pulumi/pulumi";
+import { durationMs } from "./duration.ts";
 import { providerModule } from "./provider.ts";
 import { quietStacks, restoreStacks } from "./stacks.ts";
 
@@ -62,15 +63,6 @@ export function dynamicOptions(
  */
 export function urnInput(type: string, name: string, opts: pulumi.CustomResourceOptions | undefined) {
   return pulumi.createUrn(name, `pulumi-nodejs:dynamic/${MODULE}:${type}`, opts?.parent);
-}
-
-/** A Pulumi duration ("2s", "5m", "1h30m", "250ms") in ms; undefined when unset or unreadable. */
-export function durationMs(text: string | undefined): number | undefined {
-  if (!text) return undefined;
-  const unit: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (!parts.length || parts.map((p) => p[0]).join("") !== text.trim()) return undefined;
-  return parts.reduce((sum, p) => sum + Number(p[1]) * unit[p[2]!]!, 0);
 }
 
 /**

@@ -18,3 +18,5 @@ export {
 } from "../core/types.ts";
 export { STATE_VERSION, STATE_VERSION_KEY, fromState } from "../core/state.ts";
 export { UNKNOWN } from "../core/unknowns.ts";
+// Timeouts are read as the SDK classes read customTimeouts (Go duration syntax).
+export { durationMs } from "../../sdk/duration.ts";

@@ -3,35 +3,11 @@
  * Go's duration syntax as other providers take it ("90s", "1h30m"). A set timeout bounds the
  * operation's waits and retries as customTimeouts do for the Pulumi front ends.
  */
+import { durationMs } from "./core.ts";
 import type { MsgValue } from "./msgpack.ts";
 import { TIMEOUT_KEYS } from "./tf-schema.ts";
 
 export type TimeoutKey = (typeof TIMEOUT_KEYS)[number];
-
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-const PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
-
-/** Milliseconds of a duration such as "1h30m", or undefined when it is not one. */
-export function parseDuration(text: string): number | undefined {
-  if (!text) return undefined;
-  let ms = 0;
-  PART.lastIndex = 0;
-  while (PART.lastIndex < text.length) {
-    const at = PART.lastIndex;
-    const m = PART.exec(text);
-    if (!m || m.index !== at) return undefined;
-    ms += Number(m[1]) * UNIT_MS[m[2]!]!;
-  }
-  return ms;
-}
 
 /** Failures of a timeouts block: each set value must be a positive duration. */
 export function checkTimeouts(block: MsgValue): { property: string; reason: string }[] {
@@ -40,7 +16,7 @@ export function checkTimeouts(block: MsgValue): { property: string; reason: stri
   for (const k of TIMEOUT_KEYS) {
     const v = (block as Record<string, MsgValue>)[k];
     if (typeof v !== "string") continue;
-    const ms = parseDuration(v);
+    const ms = durationMs(v);
     if (!ms || ms <= 0)
       out.push({
         property: `timeouts.${k}`,
@@ -54,5 +30,5 @@ export function checkTimeouts(block: MsgValue): { property: string; reason: stri
 export function timeoutMs(block: MsgValue, key: TimeoutKey): number | undefined {
   if (!block || typeof block !== "object" || Array.isArray(block)) return undefined;
   const v = (block as Record<string, MsgValue>)[key];
-  return typeof v === "string" ? parseDuration(v) : undefined;
+  return typeof v === "string" ? durationMs(v) : undefined;
 }
