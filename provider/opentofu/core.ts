@@ -18,5 +18,6 @@ export {
 } from "../core/types.ts";
 export { STATE_VERSION, STATE_VERSION_KEY, fromState } from "../core/state.ts";
 export { UNKNOWN } from "../core/unknowns.ts";
+export { camelToSnake, snakeToCamel } from "../core/wire.ts";
 // Timeouts are read as the SDK classes read customTimeouts (Go duration syntax).
 export { durationMs } from "../../sdk/duration.ts";

@@ -4,7 +4,7 @@
  * ("vmConfig.password", "ports[0].port"); here they become HCL paths (vm_config.password,
  * ports[0].port) and the words of the reason use the HCL names too.
  */
-import { snake } from "./tf-schema.ts";
+import { camelToSnake } from "./core.ts";
 
 export type Step = { attribute_name: string } | { element_key_int: number } | { element_key_string: string };
 
@@ -20,7 +20,7 @@ export function stepsOf(property: string): Step[] {
   return property
     .split(/\.|\[(\d+)\]/)
     .filter((p): p is string => p !== undefined && p !== "")
-    .map((p) => (/^\d+$/.test(p) ? { element_key_int: Number(p) } : { attribute_name: snake(p) }));
+    .map((p) => (/^\d+$/.test(p) ? { element_key_int: Number(p) } : { attribute_name: camelToSnake(p) }));
 }
 
 /** The path as a user writes it: `ports[0].port`. */
@@ -36,7 +36,7 @@ export function hclPath(property: string): string {
 
 /** A reason from the core in HCL names: camelCase words that are property names become snake_case. */
 export function hclWords(text: string, names: ReadonlySet<string>): string {
-  return text.replace(/\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\b/g, (w) => (names.has(w) ? snake(w) : w));
+  return text.replace(/\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\b/g, (w) => (names.has(w) ? camelToSnake(w) : w));
 }
 
 export const errorDiag = (summary: string, detail?: string, property?: string): Diagnostic => ({

@@ -10,10 +10,10 @@
  *   replacement; the id, uid and creation time survive an update), else they keep their values.
  * - Replacement where the core replaces; a warning when the service redeploys the object.
  */
-import type { DiffResult } from "./core.ts";
+import { camelToSnake, type DiffResult } from "./core.ts";
 import { warningDiag, type Diagnostic } from "./diagnostics.ts";
 import { UNKNOWN_VALUE, type MsgValue } from "./msgpack.ts";
-import { snake, type TfAttribute, type TfResource } from "./tf-schema.ts";
+import { type TfAttribute, type TfResource } from "./tf-schema.ts";
 import { containsUnknownValue, sameJson, sameValue } from "./values.ts";
 
 type TfObject = { [key: string]: MsgValue };
@@ -56,7 +56,7 @@ export function planChange(
   const redeploy = replaced ? undefined : redeployWarning(r, d, changed, prior.name ?? null);
   return {
     planned,
-    requiresReplace: d.replaces.map(snake),
+    requiresReplace: d.replaces.map(camelToSnake),
     diagnostics: redeploy ? [redeploy] : [],
   };
 }

@@ -7,6 +7,7 @@
  * attributes (`ports = [{ port = 8080 }]`); a free-form document (a template's manifest) is a
  * JSON string (`jsonencode(...)`).
  */
+import { camelToSnake } from "./core.ts";
 
 /** An OpenTofu value type in its JSON form ("string", ["list", "string"], ["object", {...}]). */
 export type TfType =
@@ -43,8 +44,6 @@ export interface TfResource {
 export const PROVIDER_PREFIX = "cws";
 export const TIMEOUT_KEYS = ["create", "read", "update", "delete"] as const;
 const TIMEOUTS_TYPE: TfType = ["object", Object.fromEntries(TIMEOUT_KEYS.map((k) => [k, "string"]))];
-
-export const snake = (camel: string) => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 interface PropertySpec {
   type?: string;
@@ -101,7 +100,7 @@ function typeOf(schema: PackageSchema, p: PropertySpec): TfType {
     const t = refType(schema, p.$ref);
     return [
       "object",
-      Object.fromEntries(Object.entries(t.properties).map(([k, v]) => [snake(k), typeOf(schema, v)])),
+      Object.fromEntries(Object.entries(t.properties).map(([k, v]) => [camelToSnake(k), typeOf(schema, v)])),
     ];
   }
   if (p.type === "array") return ["list", typeOf(schema, p.items ?? { type: "string" })];
@@ -117,7 +116,7 @@ function typeOf(schema: PackageSchema, p: PropertySpec): TfType {
 /** An input property as an attribute: objects (and lists of objects) become nested attributes. */
 function inputAttribute(schema: PackageSchema, key: string, p: PropertySpec, required: boolean): TfAttribute {
   const base: TfAttribute = {
-    name: snake(key),
+    name: camelToSnake(key),
     key,
     type: typeOf(schema, p),
     ...(required ? { required: true } : { optional: true }),
@@ -144,7 +143,7 @@ function inputAttribute(schema: PackageSchema, key: string, p: PropertySpec, req
 
 function outputAttribute(schema: PackageSchema, key: string, p: PropertySpec): TfAttribute {
   return {
-    name: snake(key),
+    name: camelToSnake(key),
     key,
     type: typeOf(schema, p),
     computed: true,
@@ -162,7 +161,7 @@ const coreName = (token: string) => token.split(":")[2] ?? token;
 
 /** `Workload` → `cws_workload`; `getSandboxTemplates` → `cws_sandbox_templates`. */
 export const tfName = (name: string) =>
-  `${PROVIDER_PREFIX}_${snake(name.replace(/^get/, "")).replace(/^_/, "")}`;
+  `${PROVIDER_PREFIX}_${camelToSnake(name.replace(/^get/, "")).replace(/^_/, "")}`;
 
 export function resourcesOf(schema: PackageSchema): TfResource[] {
   return Object.entries(schema.resources).map(([token, r]) => {

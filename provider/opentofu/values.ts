@@ -4,13 +4,11 @@
  * core's unknown marker). Both directions follow the schema (tf-schema.ts), so nested objects
  * get every attribute and numbers stay numbers.
  */
-import { UNKNOWN, type Props } from "./core.ts";
+import { UNKNOWN, camelToSnake, snakeToCamel, type Props } from "./core.ts";
 import { UNKNOWN_VALUE, type MsgValue } from "./msgpack.ts";
-import { snake, type TfAttribute, type TfType } from "./tf-schema.ts";
+import { type TfAttribute, type TfType } from "./tf-schema.ts";
 
 type TfObject = { [key: string]: MsgValue };
-
-const camel = (k: string) => k.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 /** A JSON document's keys renamed all the way down (a manifest is written with HCL's snake_case names). */
 function renameKeys(v: unknown, rename: (k: string) => string): unknown {
@@ -48,7 +46,7 @@ function coreValue(v: MsgValue, type: TfType, nested?: TfAttribute["nested"]): u
   const out: Props = {};
   for (const [k, t] of Object.entries(inner)) {
     const x = coreValue((v as TfObject)[k] ?? null, t);
-    if (x !== undefined) out[camel(k)] = x;
+    if (x !== undefined) out[snakeToCamel(k)] = x;
   }
   return out;
 }
@@ -61,7 +59,7 @@ export function toCore(attributes: TfAttribute[], obj: TfObject | null): Props {
     const v = obj[a.name] ?? null;
     if (a.json && typeof v === "string") {
       try {
-        out[a.key] = renameKeys(JSON.parse(v), camel);
+        out[a.key] = renameKeys(JSON.parse(v), snakeToCamel);
       } catch {
         out[a.key] = v; // the core names the attribute whose value is not an object
       }
@@ -90,7 +88,7 @@ function tfValue(v: unknown, type: TfType, nested?: TfAttribute["nested"]): MsgV
     return Object.fromEntries(Object.entries(v as Props).map(([k, x]) => [k, tfValue(x, inner)]));
   }
   const src = v as Props;
-  return Object.fromEntries(Object.entries(inner).map(([k, t]) => [k, tfValue(src[camel(k)], t)]));
+  return Object.fromEntries(Object.entries(inner).map(([k, t]) => [k, tfValue(src[snakeToCamel(k)], t)]));
 }
 
 /** Core properties as an OpenTofu object of the given attributes. */
@@ -100,7 +98,7 @@ export function toTf(attributes: TfAttribute[], props: Props): TfObject {
     const v = props[a.key];
     out[a.name] =
       a.json && v !== undefined && v !== null && typeof v !== "string"
-        ? JSON.stringify(renameKeys(v, snake))
+        ? JSON.stringify(renameKeys(v, camelToSnake))
         : tfValue(v, a.type, a.nested);
   }
   return out;

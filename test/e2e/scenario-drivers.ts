@@ -5,7 +5,8 @@
  */
 import type { EngineEvent, PulumiFn } from "@pulumi/pulumi/automation/index.js";
 import type { Resource } from "@pulumi/pulumi";
-import { snake, tfName } from "../../provider/opentofu/tf-schema.ts";
+import { camelToSnake } from "../../api/index.ts";
+import { tfName } from "../../provider/opentofu/tf-schema.ts";
 import { cwsStack } from "../helpers/stacks.ts";
 import type { TestServer } from "../helpers/server.ts";
 import { tofuProject } from "../helpers/tofu.ts";
@@ -78,7 +79,7 @@ function hcl(v: unknown, decls: Record<string, Decl>, indent = "  "): string {
   if (Array.isArray(v)) return `[${v.map((x) => hcl(x, decls, indent)).join(", ")}]`;
   if (v && typeof v === "object") {
     const inner = Object.entries(v).map(
-      ([k, x]) => `${indent}  ${snake(k)} = ${hcl(x, decls, `${indent}  `)}`,
+      ([k, x]) => `${indent}  ${camelToSnake(k)} = ${hcl(x, decls, `${indent}  `)}`,
     );
     return `{\n${inner.join("\n")}\n${indent}}`;
   }
@@ -89,7 +90,9 @@ function hcl(v: unknown, decls: Record<string, Decl>, indent = "  "): string {
 export function renderHcl(decls: Record<string, Decl>): string {
   const blocks = Object.entries(decls).map(([name, d]) => {
     const lines = Object.entries(d.inputs).map(([k, v]) =>
-      k === "manifest" ? `  manifest = jsonencode(${hcl(v, decls)})` : `  ${snake(k)} = ${hcl(v, decls)}`,
+      k === "manifest"
+        ? `  manifest = jsonencode(${hcl(v, decls)})`
+        : `  ${camelToSnake(k)} = ${hcl(v, decls)}`,
     );
     return `resource "${tfName(d.kind)}" "${name}" {\n${lines.join("\n")}\n}`;
   });
