@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tofuPath } from "../../scripts/tofu-toolchain.ts";
 import { api } from "../helpers/http.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { useTestServer } from "../helpers/server.ts";
 import { EMPTY_ORG, liveResources } from "../helpers/stacks.ts";
 import { tofuProject, type TofuProject, type TofuRun } from "../helpers/tofu.ts";
 
@@ -36,7 +36,7 @@ function expectExit(r: TofuRun, code: number): TofuRun {
 }
 
 describe("OpenTofu: examples/opentofu-basic through terraform-provider-cws", () => {
-  let server: TestServer;
+  const server = useTestServer();
   let p: TofuProject;
   const workload = async (name: string) => {
     const w = (await liveResources(server)).workloads.find((x) => x.name === name);
@@ -46,12 +46,10 @@ describe("OpenTofu: examples/opentofu-basic through terraform-provider-cws", () 
 
   beforeAll(async () => {
     if (!existsSync(tofuPath())) throw new Error(`${tofuPath()} is missing: run npm run tofu:build`);
-    server = await startTestServer();
     p = tofuProject(server, EXAMPLE);
   });
-  afterAll(async () => {
+  afterAll(() => {
     p?.cleanup();
-    await server?.close();
   });
 
   it(
@@ -201,12 +199,11 @@ describe("OpenTofu: examples/opentofu-basic through terraform-provider-cws", () 
 });
 
 describe("OpenTofu: a create whose wait fails", () => {
-  let server: TestServer;
+  // Deploys take longer than the program's create timeout.
+  const server = useTestServer({ provisionDelayMs: 8000 });
   let p: TofuProject;
   beforeAll(async () => {
     if (!existsSync(tofuPath())) throw new Error(`${tofuPath()} is missing: run npm run tofu:build`);
-    // Deploys take longer than the program's create timeout.
-    server = await startTestServer({ provisionDelayMs: 8000 });
     p = tofuProject(server, {
       "main.tf": [
         `terraform {\n  required_providers {\n    cws = { source = "cws/cws" }\n  }\n}`,
@@ -216,9 +213,8 @@ describe("OpenTofu: a create whose wait fails", () => {
     });
     expectExit(await p.run("init"), 0);
   });
-  afterAll(async () => {
+  afterAll(() => {
     p?.cleanup();
-    await server?.close();
   });
 
   it(

@@ -3,10 +3,10 @@
  * gets them from the engine; the dynamic classes turn `import` into adoption and hand the
  * timeouts to the provider.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
 import { api } from "../helpers/http.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { startTestServer, useTestServer, type TestServer } from "../helpers/server.ts";
 import { cwsStack, failureOf, liveResources } from "../helpers/stacks.ts";
 import { FRONT_ENDS } from "./front-ends.ts";
 
@@ -14,14 +14,10 @@ const PUBLIC_KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx options@cws";
 
 describe.each(FRONT_ENDS)("$name front end: resource options", (fe) => {
-  let server: TestServer;
+  const server = useTestServer();
   const stacks: OfflineStack[] = [];
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
   afterAll(async () => {
     for (const s of stacks) await s.cleanup();
-    await server?.close();
   });
 
   it("the `import` option takes existing objects under management; the next preview is empty", async () => {

@@ -13,20 +13,18 @@ import { GO_BUILD_ENV } from "../../scripts/languages.ts";
 import { GO_MODULE, packGoModule, packPythonWheel } from "../../scripts/pack-sdks.ts";
 import { REPO_ROOT, pulumiVersion } from "../../scripts/pulumi-toolchain.ts";
 import { filesContaining, printedOutputs, programDir, run } from "../helpers/languages.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { useTestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
 
 const NOTHING = { workloads: [], ssh_keys: [] };
 
 describe("SDK packages installed the way each language installs packages", () => {
-  let server: TestServer;
+  const server = useTestServer();
   let out: string;
-  beforeAll(async () => {
+  beforeAll(() => {
     out = mkdtempSync(join(tmpdir(), "cws-packages-"));
-    server = await startTestServer();
   });
-  afterAll(async () => {
-    await server?.close();
+  afterAll(() => {
     if (out) rmSync(out, { recursive: true, force: true });
   });
 
