@@ -147,6 +147,12 @@ describe("the reference pages' examples", () => {
     for (const s of stacks) await s.cleanup();
     await server?.close();
   });
+  /** After destroy: nothing the examples made is left, only the tests' own source sandbox. */
+  const expectOnlyTheSourceLeft = async () => {
+    const live = await liveResources(server);
+    expect([...live.volumes, ...live.ssh_keys, ...live.templates, ...live.sandbox_templates]).toEqual([]);
+    expect(live.workloads.map((w) => w.name)).toEqual(["source"]);
+  };
 
   it(
     "YAML: every page's example, as written, goes up, previews no changes and is destroyed",
@@ -171,9 +177,7 @@ describe("the reference pages' examples", () => {
         ).toEqual([1, 1, 1, 1]);
         await pulumi("preview", "--expect-no-changes");
         await pulumi("destroy", "--yes", "--skip-preview");
-        const live = await liveResources(server);
-        expect([...live.volumes, ...live.ssh_keys, ...live.templates, ...live.sandbox_templates]).toEqual([]);
-        expect(live.workloads.map((w) => w.name)).toEqual(["source"]);
+        await expectOnlyTheSourceLeft();
       } finally {
         p.cleanup();
         rmSync(source, { recursive: true, force: true });
@@ -194,9 +198,7 @@ describe("the reference pages' examples", () => {
         const out = await run(VENV_PYTHON, ["run.py", JSON.stringify(code)], { cwd: p.project, env: p.env });
         // Every resource the examples make, and the stack, are unchanged at the preview after up.
         expect(JSON.parse(out.trim().split("\n").pop()!)).toEqual({ same: PAGES.length + 1 });
-        const live = await liveResources(server);
-        expect([...live.volumes, ...live.ssh_keys, ...live.templates, ...live.sandbox_templates]).toEqual([]);
-        expect(live.workloads.map((w) => w.name)).toEqual(["source"]);
+        await expectOnlyTheSourceLeft();
       } finally {
         p.cleanup();
         rmSync(source, { recursive: true, force: true });
