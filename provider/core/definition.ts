@@ -9,7 +9,7 @@ import { z } from "zod";
 import { Timestamp } from "../../api/index.ts";
 import type { FieldRule, Normaliser } from "./diff.ts";
 import type { CheckFailure, ChangeKind, Props } from "./types.ts";
-import type { Renames, WireName } from "./wire.ts";
+import { fromStateSummary, type Renames, type WireName } from "./wire.ts";
 
 export interface InputDef {
   type: z.ZodType;
@@ -92,6 +92,35 @@ export const nameInput = (noun: string): InputDef => ({
   change: "update",
   required: true,
 });
+
+/**
+ * `status` and `statusMessage`, read from the record's state summary: `status` of type `status`
+ * (described by `statusDescription`), `statusMessage` from its `message`.
+ */
+export const stateOutputs = (
+  status: z.ZodType,
+  statusDescription = "The service's status.",
+): Record<"status" | "statusMessage", OutputDef> => ({
+  status: { type: status, description: statusDescription, wire: fromStateSummary("status") },
+  statusMessage: {
+    type: z.string(),
+    description: "The service's message about the status.",
+    wire: fromStateSummary("statusMessage"),
+  },
+});
+
+/**
+ * How Python spells `resourceName`: its constructors' first argument is already `resource_name`,
+ * the resource's own name.
+ */
+export const PYTHON_RESOURCE_NAME = { python: "resource_name_" };
+
+/** The inventory resource an object runs or is provisioned on (`more`: the rest of its rule). */
+export const resourceNameInput = (
+  description: string,
+  change: InputDef["change"],
+  more: Partial<InputDef> = {},
+): InputDef => ({ type: z.string(), description, change, ...more, languageNames: PYTHON_RESOURCE_NAME });
 
 /** When the service made and last changed the object. */
 export const TIMESTAMPS: Record<"createdAt" | "updatedAt", OutputDef> = {

@@ -16,7 +16,7 @@ import { isAmbiguous } from "../../client/errors.ts";
 import { CREATE_ATTEMPTS, collect, createOnce, createdSince } from "./create-once.ts";
 import { messageOf, unlessGone } from "./values.ts";
 import { canonical } from "./diff.ts";
-import type { OutputDef } from "./definition.ts";
+import { stateOutputs, type OutputDef } from "./definition.ts";
 import type { Context, Props } from "./types.ts";
 import { fromStateSummary } from "./wire.ts";
 
@@ -211,16 +211,10 @@ const state = WorkloadStateSummary.shape;
 
 /** Outputs every workload record has (RENTAL, VM, BM and SANDBOX), from its state summary. */
 export const workloadOutputs: Record<string, OutputDef> = {
-  status: {
-    type: state.status,
-    description: "The service's status: registered, provisioning, running, error, suspended, frozen.",
-    wire: fromStateSummary("status"),
-  },
-  statusMessage: {
-    type: state.message,
-    description: "The service's message about the status.",
-    wire: fromStateSummary("statusMessage"),
-  },
+  ...stateOutputs(
+    state.status,
+    "The service's status: registered, provisioning, running, error, suspended, frozen.",
+  ),
   urls: { type: z.array(Url), description: "Public URLs, one per port.", wire: fromStateSummary("urls") },
   sshPort: { type: z.number().int(), description: "The SSH port.", wire: fromStateSummary("sshPort") },
 };

@@ -17,13 +17,14 @@ export const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
 export const MAGIC_COOKIE_VALUE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 const PROTOCOL_VERSION = "6";
 
-const HERE = fileURLToPath(new URL(".", import.meta.url));
+/** The protocol definitions, as published by HashiCorp (tfplugin6, go-plugin) and gRPC (health). */
+const PROTOS = fileURLToPath(new URL("./vendor/", import.meta.url));
 
 type Service = grpc.ServiceDefinition;
 
 /** How messages look to the provider: field names as in the .proto files, enums by name. */
 export const PROTO_OPTIONS: protoLoader.Options = {
-  includeDirs: [HERE],
+  includeDirs: [PROTOS],
   keepCase: true,
   longs: Number,
   enums: String,

@@ -1,9 +1,8 @@
 import { type SshKeyPatch, type SshKeyCreate } from "../../api/index.ts";
 import { rename, ResourceCollection, type ServiceDeps } from "../common/collection.ts";
-import { ApiError } from "../http/errors.ts";
 import type { SshKeyRecord } from "../store/records.ts";
 import { newUid } from "../common/util.ts";
-import { isLive } from "../workloads/checks.ts";
+import { refuseWhileUsed } from "../workloads/checks.ts";
 
 /**
  * SSH keys (spec 4.6). PATCH renames a key (its public key is immutable). Delete of a key a live
@@ -16,15 +15,13 @@ export class SshKeyService extends ResourceCollection<SshKeyRecord, SshKeyPatch>
       noun: "SSH key",
       notFound: "SSH_KEY_NOT_FOUND",
       apply: rename,
-      deletable: (k) => {
-        const users = deps.store.workloads.list(k.org).filter((w) => isLive(w) && w.ssh_keys.includes(k.uid));
-        if (users.length) {
-          throw new ApiError(
-            "SSH_KEY_IN_USE",
-            `SSH key ${k.uid} is attached to workload ${users.map((w) => w.uid).join(", ")}: detach it first`,
-          );
-        }
-      },
+      deletable: (k) =>
+        refuseWhileUsed(
+          "SSH_KEY_IN_USE",
+          `SSH key ${k.uid}`,
+          deps.store.workloads.list(k.org).filter((w) => w.ssh_keys.includes(k.uid)),
+          "detach it first",
+        ),
     });
   }
 

@@ -6,7 +6,7 @@ import { ApiError } from "../http/errors.ts";
 import type { VolumeRecord } from "../store/records.ts";
 import { newUid } from "../common/util.ts";
 import type { VolumeStates } from "../workloads/volume-states.ts";
-import { isLive } from "../workloads/checks.ts";
+import { refuseWhileUsed } from "../workloads/checks.ts";
 
 /**
  * Volumes (spec 4.5): a volume is registered on a RENTAL inventory resource and provisioned when
@@ -22,14 +22,13 @@ export class VolumeService extends ResourceCollection<VolumeRecord, VolumePatch>
       noun: "volume",
       notFound: "VOLUME_NOT_FOUND",
       apply: rename,
-      deletable: (v) => {
-        if (v.workload_uid && isLive(deps.store.workloads.get(v.workload_uid))) {
-          throw new ApiError(
-            "VOLUME_IN_USE",
-            `volume ${v.uid} is attached to workload ${v.workload_uid}: detach it or delete the workload first`,
-          );
-        }
-      },
+      deletable: (v) =>
+        refuseWhileUsed(
+          "VOLUME_IN_USE",
+          `volume ${v.uid}`,
+          [v.workload_uid ? deps.store.workloads.get(v.workload_uid) : undefined],
+          "detach it or delete the workload first",
+        ),
       onDelete: (v) =>
         states.recordVolumeEvent(v, {
           event_type: "DELETED",

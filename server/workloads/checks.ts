@@ -10,6 +10,22 @@ export function isLive(w: WorkloadRecord | undefined): w is WorkloadRecord {
 }
 
 /**
+ * Refuses (409 `reason`) to delete `what` (e.g. "volume vol-1") while one of `users` is live;
+ * `hint` says how to free it.
+ */
+export function refuseWhileUsed(
+  reason: "VOLUME_IN_USE" | "SSH_KEY_IN_USE",
+  what: string,
+  users: (WorkloadRecord | undefined)[],
+  hint: string,
+): void {
+  const live = users.filter(isLive);
+  if (live.length) {
+    throw new ApiError(reason, `${what} is attached to workload ${live.map((w) => w.uid).join(", ")}: ${hint}`);
+  }
+}
+
+/**
  * The workload rules that need server data: inventory, images, regions, reservations, SSH keys,
  * volumes and sandbox templates. The rules that need none are the contract's
  * (api/workload-rules.ts). Each check throws the ApiError of the first rule that fails.

@@ -198,7 +198,7 @@ describe("the packed package, installed into an empty project", () => {
         "bin/terraform-provider-cws",
         "dist/provider/native/main.js",
         "dist/provider/opentofu/main.js",
-        "dist/provider/opentofu/tfplugin6.proto",
+        "dist/provider/opentofu/vendor/tfplugin6.proto",
         "dist/sdk/native/index.d.ts",
         "dist/schema.json",
         "dist/sdk/index.js",

@@ -8,7 +8,6 @@ import {
   type ForkBody,
   type Workload,
   type WorkloadCreate,
-  type WorkloadFieldName,
   type WorkloadPatch,
 } from "../../../api/index.ts";
 import { renamesOf } from "../../core/definition.ts";
@@ -16,17 +15,14 @@ import type { Controller } from "../../core/lifecycle.ts";
 import { waitOptions } from "../../core/timeouts.ts";
 import type { Context, Props } from "../../core/types.ts";
 import { compact, pick } from "../../core/values.ts";
-import { propsFrom, serviceField, toWire } from "../../core/wire.ts";
+import { propsFrom, toWire } from "../../core/wire.ts";
 import { createWorkloadOnce, forkOnce, liveWorkload, transitionOnce } from "../../core/workloads.ts";
-import { SERVICE_INPUTS, definition } from "./definition.ts";
+import { SERVICE_FIELDS, SERVICE_INPUTS, definition, type ServiceInput } from "./definition.ts";
 
 const NAMES = renamesOf(definition);
 
-/** The service field (WORKLOAD_FIELDS) a sandbox input is sent in: `ttlSec` is in sandbox_config. */
-const fieldOf = (input: string) => serviceField(input, NAMES) as WorkloadFieldName;
-
 /** Inputs a PATCH changes: those whose service field a sandbox PATCH accepts (WORKLOAD_FIELDS). */
-const PATCH_INPUTS = SERVICE_INPUTS.filter((k) => patchAccepts("SANDBOX", fieldOf(k)));
+const PATCH_INPUTS = SERVICE_INPUTS.filter((k) => patchAccepts("SANDBOX", SERVICE_FIELDS[k]));
 
 function createBody(inputs: Props): WorkloadCreate {
   const fields = toWire<Omit<WorkloadCreate, "type">>(compact(pick(inputs, SERVICE_INPUTS)), NAMES);
@@ -34,8 +30,8 @@ function createBody(inputs: Props): WorkloadCreate {
 }
 
 /** The PATCH value that clears an input the program no longer sets: 0 turns a timeout off. */
-function cleared(input: string): unknown {
-  const field = fieldOf(input);
+function cleared(input: ServiceInput): unknown {
+  const field = SERVICE_FIELDS[input];
   return field === "sandbox_config" ? 0 : (WORKLOAD_FIELDS[field] as { cleared?: unknown }).cleared;
 }
 

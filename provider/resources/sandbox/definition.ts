@@ -10,6 +10,7 @@ import {
   TIMESTAMPS,
   readyTimeout,
   renamesOf,
+  resourceNameInput,
   uidOutput,
   type Definition,
 } from "../../core/definition.ts";
@@ -19,22 +20,25 @@ import { RESOURCE_NAME_WIRE, workloadOutputs } from "../../core/workloads.ts";
 import { validateSandbox } from "./validate.ts";
 
 /**
- * The inputs that stand for a service field of the SANDBOX workload, in create-body order (the
- * definition's `wire` says where each is sent: `template` is `image`, for one).
+ * The service field of the SANDBOX workload each input stands for, in create-body order (the
+ * input's `wire` says where in it the value goes: `template` is `image`, `ttlSec` is in
+ * sandbox_config).
  */
-export const SERVICE_INPUTS = [
-  "name",
-  "template",
-  "resourceName",
-  "projectId",
-  "sshKeys",
-  "ports",
-  "ttlSec",
-  "idleTimeoutSec",
-] as const;
+export const SERVICE_FIELDS = {
+  name: "name",
+  template: "image",
+  resourceName: "resource_name",
+  projectId: "project_id",
+  sshKeys: "ssh_keys",
+  ports: "ports",
+  ttlSec: "sandbox_config",
+  idleTimeoutSec: "sandbox_config",
+} as const satisfies Record<string, WorkloadFieldName>;
+export type ServiceInput = keyof typeof SERVICE_FIELDS;
+export const SERVICE_INPUTS = Object.keys(SERVICE_FIELDS) as ServiceInput[];
 
-/** How a change of the SANDBOX workload's service field `field` is applied. */
-const kind = (field: WorkloadFieldName) => changeOf("SANDBOX", field);
+/** How a change of `input` is applied: the service's rule for its field of a SANDBOX workload. */
+const kind = (input: ServiceInput) => changeOf("SANDBOX", SERVICE_FIELDS[input]);
 const seconds = z.number().int();
 const zeroIsUnset = (v: unknown) => v || undefined;
 
@@ -53,7 +57,7 @@ export const definition: Definition = {
     template: {
       type: z.string(),
       description: "UID of a READY sandbox template (getSandboxTemplates). Give this or forkFrom.",
-      change: kind("image"),
+      change: kind("template"),
       wire: { body: "image", record: "sandbox_config.template_uid" },
     },
     // A fork is made by a request on its parent (POST .../fork); the record names the parent.
@@ -63,18 +67,14 @@ export const definition: Definition = {
       change: "replace",
       wire: { record: "sandbox_config.parent_workload_uid" },
     },
-    resourceName: {
-      type: z.string(),
-      description: "The inventory shape; by default the template's.",
-      change: kind("resource_name"),
+    resourceName: resourceNameInput("The inventory shape; by default the template's.", kind("resourceName"), {
       wire: RESOURCE_NAME_WIRE,
-      languageNames: { python: "resource_name_" },
-    },
-    projectId: { type: z.string(), description: "The project.", change: kind("project_id") },
+    }),
+    projectId: { type: z.string(), description: "The project.", change: kind("projectId") },
     sshKeys: {
       type: z.array(z.string()),
       description: "SshKey uids, installed in the guest's authorized_keys.",
-      change: kind("ssh_keys"),
+      change: kind("sshKeys"),
       normalise: sortedStrings,
     },
     ports: {
@@ -87,7 +87,7 @@ export const definition: Definition = {
     ttlSec: {
       type: seconds,
       description: "Delete the sandbox after this many seconds (0 or unset: never).",
-      change: kind("sandbox_config"),
+      change: kind("ttlSec"),
       normalise: zeroIsUnset,
       wire: "sandbox_config.ttl_sec",
     },
@@ -95,7 +95,7 @@ export const definition: Definition = {
       type: seconds,
       description:
         "Freeze the sandbox after this many idle seconds (0 or unset: never); smaller than ttlSec.",
-      change: kind("sandbox_config"),
+      change: kind("idleTimeoutSec"),
       normalise: zeroIsUnset,
       wire: "sandbox_config.idle_timeout_sec",
     },

@@ -1,9 +1,17 @@
 /** Volume: persistent storage mounted on RENTAL workloads. Update: name. Replace: sizeInMb, resourceName. */
 import { z } from "zod";
 import { Volume, VolumeCreate } from "../../../api/index.ts";
-import { ADOPT_UID, TIMESTAMPS, uidOutput, type Definition, nameInput } from "../../core/definition.ts";
+import {
+  ADOPT_UID,
+  TIMESTAMPS,
+  nameInput,
+  resourceNameInput,
+  stateOutputs,
+  uidOutput,
+  type Definition,
+} from "../../core/definition.ts";
 import { pick } from "../../core/values.ts";
-import { contractFailures, fromStateSummary } from "../../core/wire.ts";
+import { contractFailures } from "../../core/wire.ts";
 
 export const definition: Definition = {
   name: "Volume",
@@ -19,24 +27,19 @@ export const definition: Definition = {
       required: true,
       wire: { record: "size" },
     },
-    resourceName: {
-      type: Volume.shape.resource_name,
-      description: "The inventory resource it is provisioned on, e.g. gpu-rental-small.",
-      change: "replace",
-      required: true,
-      languageNames: { python: "resource_name_" },
-    },
+    resourceName: resourceNameInput(
+      "The inventory resource it is provisioned on, e.g. gpu-rental-small.",
+      "replace",
+      {
+        required: true,
+      },
+    ),
     adoptUid: ADOPT_UID,
   },
   outputs: {
     uid: uidOutput("volume"),
     size: { type: Volume.shape.size, description: "Size in megabytes, as the service reports it." },
-    status: { type: z.string(), description: "The service's status.", wire: fromStateSummary("status") },
-    statusMessage: {
-      type: z.string(),
-      description: "The service's message about the status.",
-      wire: fromStateSummary("statusMessage"),
-    },
+    ...stateOutputs(z.string()),
     costPerHour: { type: Volume.shape.cost_per_hour, description: "USD per hour." },
     workloadUid: { type: z.string(), description: "The workload it is mounted on, if any." },
     mountPath: { type: z.string(), description: "Where it is mounted, if it is." },

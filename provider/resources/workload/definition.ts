@@ -18,6 +18,7 @@ import {
 } from "../../../api/index.ts";
 import {
   ADOPT_UID,
+  PYTHON_RESOURCE_NAME,
   TIMESTAMPS,
   readyTimeout,
   uidOutput,
@@ -55,7 +56,7 @@ const FIELDS: Record<(typeof WORKLOAD_SERVICE_FIELDS)[number], Partial<InputDef>
       description: "The inventory resource, e.g. gpu-rental-small, vm-standard or bm-h100-8x.",
       required: true,
       wire: RESOURCE_NAME_WIRE,
-      languageNames: { python: "resource_name_" },
+      languageNames: PYTHON_RESOURCE_NAME,
     },
     // The record reports a BM workload's region inside bm_config.
     region: {

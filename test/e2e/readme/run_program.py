@@ -31,20 +31,19 @@ def main() -> None:
             "cws:apiToken": auto.ConfigValue(os.environ["CWS_API_TOKEN"], secret=True),
         }
     )
-    command = sys.argv[1]
-    if command == "up":
-        result = stack.up(on_output=print)
-        shown = {k: "[secret]" if v.secret else v.value for k, v in result.outputs.items()}
-        print("outputs: " + json.dumps(shown, sort_keys=True))
-    elif command == "preview":
-        stack.preview(expect_no_changes=True, on_output=print)
-    else:
-        stack.destroy(on_output=print)
+    run = {
+        "up": lambda: print_outputs(stack.up(on_output=print)),
+        "preview": lambda: stack.preview(expect_no_changes=True, on_output=print),
+        "destroy": lambda: stack.destroy(on_output=print),
+    }
+    # A failed command raises: the traceback and exit status 1 are what the test reads.
+    run[sys.argv[1]]()
+
+
+def print_outputs(result: auto.UpResult) -> None:
+    shown = {k: "[secret]" if v.secret else v.value for k, v in result.outputs.items()}
+    print("outputs: " + json.dumps(shown, sort_keys=True))
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except auto.errors.CommandError as e:
-        print(f"error: {e}", file=sys.stderr)
-        sys.exit(1)
+    main()
