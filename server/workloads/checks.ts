@@ -21,7 +21,10 @@ export function refuseWhileUsed(
 ): void {
   const live = users.filter(isLive);
   if (live.length) {
-    throw new ApiError(reason, `${what} is attached to workload ${live.map((w) => w.uid).join(", ")}: ${hint}`);
+    throw new ApiError(
+      reason,
+      `${what} is attached to workload ${live.map((w) => w.uid).join(", ")}: ${hint}`,
+    );
   }
 }
 
