@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** `cws`: runs the reference server (`serve`) and inspects or resets a running one. */
-import { parseArgs } from "node:util";
+import { parseFlags } from "./cli/flags.ts";
 import { inspect, INSPECT_COMMANDS, type InspectCommand } from "./cli/inspect.ts";
 
 const HELP = `Usage: cws <command> [options]
@@ -60,27 +60,18 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command !== "serve") fail(`unknown command '${command}'`);
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: rest,
-      options: {
-        host: { type: "string" },
-        port: { type: "string" },
-        "data-dir": { type: "string" },
-        seed: { type: "string" },
-        "provision-delay-ms": { type: "string" },
-        "admin-token": { type: "string" },
-        "allow-demo-tokens": { type: "boolean" },
-        quiet: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    fail((e as Error).message);
-  }
+  const parsed = parseFlags(rest, {
+    host: { type: "string" },
+    port: { type: "string" },
+    "data-dir": { type: "string" },
+    seed: { type: "string" },
+    "provision-delay-ms": { type: "string" },
+    "admin-token": { type: "string" },
+    "allow-demo-tokens": { type: "boolean" },
+    quiet: { type: "boolean" },
+  });
+  if (parsed.error !== undefined) fail(parsed.error);
+  const { values } = parsed;
   if (values.help) {
     process.stdout.write(HELP);
     return;

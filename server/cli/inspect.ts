@@ -1,5 +1,5 @@
-import { parseArgs } from "node:util";
 import { adminTarget, CliError } from "./admin-client.ts";
+import { parseFlags } from "./flags.ts";
 import { printSeed, reset, resources } from "./commands.ts";
 
 export const INSPECT_COMMANDS = ["resources", "reset", "seed"] as const;
@@ -25,26 +25,17 @@ export async function inspect(
     io.err(`cws: ${msg}\n\n${help}`);
     return 2;
   };
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        url: { type: "string" },
-        "admin-token": { type: "string" },
-        org: { type: "string" },
-        json: { type: "boolean" },
-        print: { type: "boolean" },
-        "data-dir": { type: "string" },
-        seed: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    return usage((e as Error).message);
-  }
+  const parsed = parseFlags(args, {
+    url: { type: "string" },
+    "admin-token": { type: "string" },
+    org: { type: "string" },
+    json: { type: "boolean" },
+    print: { type: "boolean" },
+    "data-dir": { type: "string" },
+    seed: { type: "string" },
+  });
+  if (parsed.error !== undefined) return usage(parsed.error);
+  const { values } = parsed;
   if (values.help) {
     io.out(help);
     return 0;

@@ -10,7 +10,6 @@ import {
   createAccepts,
   patchAccepts,
   type FieldChange,
-  type WorkloadFieldName,
 } from "../../api/index.ts";
 import { serviceField, snakeToCamel } from "../../provider/core/wire.ts";
 import { renamesOf } from "../../provider/core/definition.ts";

@@ -1,0 +1,22 @@
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+
+/** -h / --help, which every command takes. */
+const HELP_FLAG = { help: { type: "boolean", short: "h" } } as const;
+
+/**
+ * A command's flags: `args` parsed strictly (no positional argument, no unknown flag) against
+ * `options` and -h/--help. Answers the values, or the parser's message of what is wrong.
+ */
+export function parseFlags<O extends ParseArgsOptionsConfig>(args: string[], options: O) {
+  try {
+    const config = {
+      args,
+      options: { ...options, ...HELP_FLAG },
+      strict: true,
+      allowPositionals: false,
+    } as const;
+    return { values: parseArgs(config).values };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
