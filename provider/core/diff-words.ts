@@ -1,6 +1,7 @@
 /**
  * What a change does, in words, said at preview on the resource's own line by both front ends
- * (the dynamic one learns the resource's URN from its class: `__urn`).
+ * (the dynamic one learns the resource's URN from its class: `__urn`), and only for a change a
+ * preview or up plans: not for the diff a refresh asks for.
  */
 import type { DiffResult } from "./types.ts";
 
@@ -22,4 +23,23 @@ export function diffWords(type: string, d: DiffResult, name: unknown, status?: u
   if (redeploys.length) words.push(`${changes(redeploys)}: the service redeploys ${what} (restart)`);
   if (inPlace.length) words.push(`${changes(inPlace)}: updated in place, no redeploy`);
   return words;
+}
+
+/**
+ * The resources whose program inputs the engine checked in this provider process. A preview or up
+ * checks a resource before it diffs it; a refresh diffs what it read against the recorded inputs
+ * without a check, to show the drift, and changes nothing: words of what up would do are said
+ * only for a checked resource.
+ */
+export class Planned {
+  readonly #urns = new Set<string>();
+
+  checked(urn: string): void {
+    this.#urns.add(urn);
+  }
+
+  /** diffWords for the resource `urn`: none when the engine did not check it (a refresh's diff). */
+  words(urn: string | undefined, ...args: Parameters<typeof diffWords>): string[] {
+    return urn !== undefined && this.#urns.has(urn) ? diffWords(...args) : [];
+  }
 }

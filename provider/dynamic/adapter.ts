@@ -7,7 +7,7 @@ import { resolveConfig, type ConfigSource } from "../core/config.ts";
 import { requireCached } from "./load.ts";
 import { resourceModule } from "../registry.ts";
 import { PartialStateError, type Context, type Props } from "../core/types.ts";
-import { diffWords } from "../core/diff-words.ts";
+import { Planned } from "../core/diff-words.ts";
 import { say } from "./engine-log.ts";
 import { fromState, toState } from "../core/state.ts";
 
@@ -85,22 +85,23 @@ function rethrow(e: unknown): never {
   throw err;
 }
 
+/** The resources checked in this process: diff speaks for those only (diff-words.ts). */
+const planned = new Planned();
+
 export function check(type: string, olds: Props, news: Props) {
   const r = resourceModule(type).check(old(type, olds), clean(news));
+  if (typeof news[URN] === "string") planned.checked(news[URN]);
   return { inputs: checked(r.inputs, news), failures: r.failures };
 }
 
 export async function diff(type: string, id: string, olds: Props, news: Props) {
   const [before, after] = [old(type, olds), old(type, news)];
   const d = resourceModule(type).diff(id, before, after);
-  // What a redeploy does is said on the resource's line when the class gave its URN, else on the
-  // stack's output, naming the resource (the engine passes a dynamic provider no resource).
-  const urn = typeof news[URN] === "string" ? (news[URN] as string) : undefined;
-  for (const words of diffWords(type, d, after.name ?? before.name, before.status)) {
-    if (!words.includes("redeploys")) continue;
-    if (urn) await say(urn, words);
-    else process.stderr.write(`cws: ${words}\n`);
-  }
+  // What a redeploy does is said on the resource's line, whose URN the class gives (the engine
+  // passes a dynamic provider no resource).
+  const urn = typeof news[URN] === "string" ? news[URN] : undefined;
+  for (const words of planned.words(urn, type, d, after.name ?? before.name, before.status))
+    if (words.includes("redeploys")) await say(urn!, words);
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }
 

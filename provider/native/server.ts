@@ -16,7 +16,7 @@ import { FUNCTIONS, checkFunctionArgs } from "../resources/functions/controller.
 import { secretsOf } from "../core/definition.ts";
 import { DEFINITIONS, RESOURCES } from "../registry.ts";
 import { PartialStateError, type CheckFailure, type Context, type ResourceModule } from "../core/types.ts";
-import { diffWords } from "../core/diff-words.ts";
+import { Planned } from "../core/diff-words.ts";
 import { diffResponse } from "./detailed-diff.ts";
 import type { EngineLog } from "./engine-log.ts";
 import { CONFIG_KEYS, CONFIG_SECRETS, checkConfig, configFrom } from "./provider-config.ts";
@@ -92,6 +92,8 @@ export class CwsPlugin {
   #configError: Error | undefined = new Error("the cws provider was not configured");
   #client: CwsClient | undefined;
   readonly #running = new Set<AbortController>();
+  /** The resources checked in this process: diff speaks for those only (diff-words.ts). */
+  readonly #planned = new Planned();
 
   constructor(opts: PluginOptions) {
     this.#opts = opts;
@@ -197,6 +199,7 @@ export class CwsPlugin {
     const olds = decodeState(urn, req.getOlds());
     const news = decode(req.getNews());
     const r = moduleFor(urn).check(olds.props, news.props);
+    this.#planned.checked(urn);
     const res = new providerPb.CheckResponse();
     res.setInputs(encode(toState(r.inputs), [...news.secrets, ...secretsOfUrn(urn)]));
     res.setFailuresList(failuresOf(r.failures));
@@ -209,7 +212,7 @@ export class CwsPlugin {
     const news = decodeState(urn, req.getNews()).props;
     const d = moduleFor(urn).diff(req.getId(), olds, news);
     const { type } = parseUrn(urn);
-    for (const words of diffWords(type, d, news.name ?? olds.name, olds.status))
+    for (const words of this.#planned.words(urn, type, d, news.name ?? olds.name, olds.status))
       void this.#opts.log.log(urn, words);
     return diffResponse(d, olds, news);
   }

@@ -3,6 +3,7 @@
  * gets them from the engine; the dynamic classes turn `import` into adoption and hand the
  * timeouts to the provider.
  */
+import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
 import { afterAll, describe, expect, it } from "vitest";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
 import { api } from "../helpers/http.ts";
@@ -78,16 +79,23 @@ describe.each(FRONT_ENDS)("$name front end: resource options", (fe) => {
       fe.env,
     );
     stacks.push(s);
-    await s.stack.up();
-    image = "nginx:1.28";
+    const up = await s.stack.up();
     // Said on the resource's own line (a diagnostic with its URN), in both front ends.
     const said: string[] = [];
-    const preview = await s.stack.preview({
-      onEvent: (e) => {
-        const d = e.diagnosticEvent;
-        if (d?.urn?.endsWith("::web")) said.push(d.message);
-      },
+    const onEvent = (e: EngineEvent) => {
+      const d = e.diagnosticEvent;
+      if (d?.urn?.endsWith("::web")) said.push(d.message);
+    };
+    // A refresh that finds the image changed on the service shows the drift and says nothing of a
+    // redeploy: refresh changes nothing.
+    await api(server, "PATCH", `/orgs/demo/workloads/${String(up.outputs.uid!.value)}`, {
+      image: "nginx:1.29",
     });
+    const refresh = await s.stack.refresh({ onEvent });
+    expect(refresh.summary.resourceChanges).toMatchObject({ update: 1 });
+    expect(said).toEqual([]);
+    image = "nginx:1.28";
+    const preview = await s.stack.preview({ onEvent });
     expect(preview.changeSummary).toMatchObject({ update: 1 });
     expect(said.join("")).toMatch(`image changes: the service redeploys workload words-${fe.name}`);
     await s.stack.destroy();

@@ -104,6 +104,16 @@ describe("native plugin protocol (in-process gRPC)", () => {
       req.setNews(encode({ ...olds, ...news }));
       return call<unknown, InstanceType<typeof providerPb.DiffResponse>>(client, "diff", req);
     };
+    // A refresh diffs what it read without a check first: nothing is said of what up would do.
+    const refreshed = await diff({ image: "nginx:1.28" });
+    expect(refreshed.getChanges()).toBe(providerPb.DiffResponse.DiffChanges.DIFF_SOME);
+    expect(logged.filter((l) => l.includes("redeploys"))).toEqual([]);
+    // A preview checks the program's inputs, then diffs them: the redeploy is said.
+    const check = new providerPb.CheckRequest();
+    check.setUrn(URN("Workload", "web"));
+    check.setOlds(encode(olds));
+    check.setNews(encode({ ...olds, image: "nginx:1.28" }));
+    await call(client, "check", check);
     const image = await diff({ image: "nginx:1.28" });
     expect(image.getChanges()).toBe(providerPb.DiffResponse.DiffChanges.DIFF_SOME);
     expect(image.getHasdetaileddiff()).toBe(true);
