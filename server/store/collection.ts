@@ -13,7 +13,7 @@ export interface Doc {
 export interface DocWriter {
   nextSeq(): number;
   writeDoc(kind: string, uid: string, org: string | null, seq: number, doc: unknown): void;
-  deleteDoc(kind: string, uid: string, seq: number): void;
+  deleteDoc(seq: number): void;
 }
 
 const GLOBAL = "";
@@ -23,8 +23,6 @@ export class Collection<T extends Doc> {
   private readonly store: DocWriter;
   private readonly items = new Map<string, { seq: number; doc: T }>();
   private readonly byOrg = new Map<string, T[]>();
-  /** Creation position of removed documents: a list cursor naming one keeps its place. */
-  private readonly gone = new Map<string, number>();
 
   constructor(store: DocWriter, kind: string) {
     this.store = store;
@@ -42,15 +40,9 @@ export class Collection<T extends Doc> {
     for (const list of this.byOrg.values()) list.sort((a, b) => this.seqOf(a.uid)! - this.seqOf(b.uid)!);
   }
 
-  /** @internal loads the position of a removed document read at startup. */
-  loadGone(uid: string, seq: number): void {
-    this.gone.set(uid, seq);
-  }
-
   clear(): void {
     this.items.clear();
     this.byOrg.clear();
-    this.gone.clear();
   }
 
   private orgList(org: string | null): T[] {
@@ -72,9 +64,9 @@ export class Collection<T extends Doc> {
     return undefined;
   }
 
-  /** Creation position of a document, also of one removed since (for list cursors). */
+  /** Creation position of a document (what list cursors name). */
   seqOf(uid: string): number | undefined {
-    return this.items.get(uid)?.seq ?? this.gone.get(uid);
+    return this.items.get(uid)?.seq;
   }
 
   /** Inserts or rewrites a document (saved at the store's next commit). Call after every mutation of a document. */
@@ -104,8 +96,7 @@ export class Collection<T extends Doc> {
     const list = this.orgList(existing.doc.org);
     const i = list.indexOf(existing.doc);
     if (i >= 0) list.splice(i, 1);
-    this.gone.set(uid, existing.seq);
-    this.store.deleteDoc(this.kind, uid, existing.seq);
+    this.store.deleteDoc(existing.seq);
   }
 
   /** Documents of org in creation order (`globalToo`: platform documents first-class, merged by creation order). */

@@ -13,7 +13,7 @@ import { Checkpointer } from "./checkpoint.ts";
 import { Collection, type Doc, type DocWriter } from "./collection.ts";
 import { GroupCommit } from "./commit.ts";
 import { PendingWrites, type WriteStatements } from "./writes.ts";
-import { EventIndex, openSchema } from "./tables.ts";
+import { EventIndex, LAST_SEQ_KEY, openSchema } from "./tables.ts";
 import type { Seed } from "../seed/schema.ts";
 
 /**
@@ -85,7 +85,6 @@ export class Store implements DocWriter {
         "INSERT OR REPLACE INTO docs (seq, kind, uid, org, data) VALUES (?, ?, ?, ?, ?)",
       ),
       del: this.db.prepare("DELETE FROM docs WHERE seq = ?"),
-      gone: this.db.prepare("INSERT OR REPLACE INTO gone (kind, uid, seq) VALUES (?, ?, ?)"),
       addEvent: this.db.prepare("INSERT INTO events (id, kind, subject, data, meta) VALUES (?, ?, ?, ?, ?)"),
       kvSet: this.db.prepare("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)"),
       kvDel: this.db.prepare("DELETE FROM kv WHERE key = ?"),
@@ -121,17 +120,10 @@ export class Store implements DocWriter {
   collection<T extends Doc>(kind: string): Collection<T> {
     let c = this.collections.get(kind);
     if (!c) {
-      // The gone table is read below: what this turn removed must be in it.
-      this.flush();
       c = new Collection<Doc>(this, kind);
       this.collections.set(kind, c);
       for (const row of this.unclaimed.get(kind) ?? []) c.load(row.seq, row.doc);
       this.unclaimed.delete(kind);
-      const gone = this.db.prepare("SELECT uid, seq FROM gone WHERE kind = ?").all(kind) as {
-        uid: string;
-        seq: number;
-      }[];
-      for (const row of gone) c.loadGone(row.uid, row.seq);
     }
     return c as unknown as Collection<T>;
   }
@@ -169,15 +161,7 @@ export class Store implements DocWriter {
     for (const p of plain) this.writeDoc(p.kind, p.doc.uid, p.doc.org, p.seq, p.doc);
     const seed = this.stmts.kvGet!.get("seed") as { value: string } | undefined;
     if (seed && SecretBox.hasPlainSecret(seed.value)) this.kvSet("seed", this.secrets.parse(seed.value));
-    const gone = this.db.prepare("SELECT kind, uid, seq FROM gone").all() as {
-      kind: string;
-      uid: string;
-      seq: number;
-    }[];
-    for (const row of gone) {
-      this.seq = Math.max(this.seq, row.seq);
-      this.collections.get(row.kind)?.loadGone(row.uid, row.seq);
-    }
+    this.seq = Math.max(this.seq, this.kvGet<number>(LAST_SEQ_KEY) ?? 0);
   }
 
   nextSeq(): number {
@@ -191,9 +175,11 @@ export class Store implements DocWriter {
   }
 
   /** @internal */
-  deleteDoc(kind: string, uid: string, seq: number): void {
+  deleteDoc(seq: number): void {
     this.open();
-    this.pending.deleteDoc(kind, uid, seq);
+    this.pending.deleteDoc(seq);
+    // The deleted document may have had the highest position: it is not handed out again.
+    this.kvSet(LAST_SEQ_KEY, this.seq);
   }
 
   /**

@@ -8,17 +8,21 @@ import type { DatabaseSync } from "node:sqlite";
  * their creation position (`seq`, the rowid), and the events of a subject are found through an
  * in-memory index (EventIndex) instead of an SQL one, so that a write appends to its table
  * rather than touching a page of an index at a random place (UIDs are random): a group commit
- * writes a few pages, not one per document. Format 0 (docs keyed by kind and UID, events
- * indexed by subject) is converted on open. A database of a newer format is refused before
- * anything in it is touched.
+ * writes a few pages, not one per document. Format 2: the highest creation position handed out
+ * is the key-value `last_seq`, written with every delete, so that no position is used twice (a
+ * list cursor names a position); format 1 kept a row per deleted document for that (`gone`),
+ * which grew without end. Older formats are converted on open (STEPS). A database of a newer
+ * format is refused before anything in it is touched.
  */
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
+
+/** The key-value of the highest creation position handed out (format 2). */
+export const LAST_SEQ_KEY = "last_seq";
 
 const TABLES = `
   CREATE TABLE IF NOT EXISTS docs (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, uid TEXT NOT NULL, org TEXT, data TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, subject TEXT NOT NULL, data TEXT NOT NULL, meta TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS gone (kind TEXT NOT NULL, uid TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (kind, uid));
 `;
 
 /**
@@ -39,6 +43,17 @@ const STEPS: Record<number, (db: DatabaseSync) => void> = {
         INSERT INTO docs (seq, kind, uid, org, data) SELECT seq, kind, uid, org, data FROM docs_layout0 ORDER BY seq;
         DROP TABLE docs_layout0;
       `);
+  },
+  1: (db) => {
+    // The highest position of a deleted document is all that is kept of the gone rows.
+    const hasGone = db
+      .prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'gone'")
+      .get();
+    if (!hasGone) return;
+    db.exec(`
+      INSERT OR REPLACE INTO kv (key, value) SELECT '${LAST_SEQ_KEY}', CAST(max(seq) AS TEXT) FROM gone HAVING count(*) > 0;
+      DROP TABLE gone;
+    `);
   },
 };
 

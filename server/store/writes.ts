@@ -16,8 +16,6 @@ export interface WriteStatements {
   upsert: StatementSync;
   /** (seq) */
   del: StatementSync;
-  /** (kind, uid, seq) */
-  gone: StatementSync;
   /** (id, kind, subject, data, meta) */
   addEvent: StatementSync;
   /** (key, value) */
@@ -38,7 +36,6 @@ type EventWrite = [id: number, kind: string, subject: string, data: string, meta
 export class PendingWrites {
   /** By creation position: the document to write, or null to delete its row. */
   private readonly docs = new Map<number, DocWrite | null>();
-  private readonly gone: [kind: string, uid: string, seq: number][] = [];
   private readonly events: EventWrite[] = [];
   /** Position in `events` by event id. */
   private readonly eventAt = new Map<number, number>();
@@ -48,17 +45,16 @@ export class PendingWrites {
   private wiped = false;
   /** While a transaction runs: how to take each of its writes back, and where the lists stood. */
   private undo: (() => void)[] | undefined;
-  private marks = { gone: 0, events: 0 };
+  private eventsMark = 0;
 
   putDoc(seq: number, write: DocWrite): void {
     this.remember(this.docs, seq);
     this.docs.set(seq, write);
   }
 
-  deleteDoc(kind: string, uid: string, seq: number): void {
+  deleteDoc(seq: number): void {
     this.remember(this.docs, seq);
     this.docs.set(seq, null);
-    this.gone.push([kind, uid, seq]);
   }
 
   addEvent(write: EventWrite): void {
@@ -91,12 +87,12 @@ export class PendingWrites {
     this.clear();
     this.wiped = true;
     if (this.undo) this.undo = [];
-    this.marks = { gone: 0, events: 0 };
+    this.eventsMark = 0;
   }
 
   begin(): void {
     this.undo = [];
-    this.marks = { gone: this.gone.length, events: this.events.length };
+    this.eventsMark = this.events.length;
   }
 
   keep(): void {
@@ -108,8 +104,7 @@ export class PendingWrites {
     const undo = this.undo ?? [];
     this.undo = undefined;
     for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
-    if (this.gone.length > this.marks.gone) this.gone.length = this.marks.gone;
-    for (const e of this.events.splice(this.marks.events)) this.eventAt.delete(e[0]);
+    for (const e of this.events.splice(this.eventsMark)) this.eventAt.delete(e[0]);
   }
 
   /** Records how to restore key's entry when a transaction is taken back. */
@@ -124,12 +119,11 @@ export class PendingWrites {
   /** Writes everything to the database (inside the group's SQL transaction) and forgets it. */
   apply(db: { exec(sql: string): void }, stmts: WriteStatements, serialise: (doc: unknown) => string): void {
     try {
-      if (this.wiped) db.exec("DELETE FROM docs; DELETE FROM events; DELETE FROM kv; DELETE FROM gone;");
+      if (this.wiped) db.exec("DELETE FROM docs; DELETE FROM events; DELETE FROM kv;");
       for (const [seq, w] of this.docs) {
         if (w) stmts.upsert.run(seq, w.kind, w.uid, w.org, serialise(w.doc));
         else stmts.del.run(seq);
       }
-      for (const g of this.gone) stmts.gone.run(...g);
       for (const e of this.events) stmts.addEvent.run(...e);
       for (const [key, value] of this.kv) {
         if (value === null) stmts.kvDel.run(key);
@@ -142,7 +136,6 @@ export class PendingWrites {
 
   private clear(): void {
     this.docs.clear();
-    this.gone.length = 0;
     this.events.length = 0;
     this.eventAt.clear();
     this.kv.clear();

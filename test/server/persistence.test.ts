@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { durableResponses } from "../../server/http/durable.ts";
 import { DEFAULT_SEED } from "../../server/index.ts";
 import { Store } from "../../server/store/store.ts";
+import { FORMAT_VERSION } from "../../server/store/tables.ts";
 import { call, DEMO_TOKEN, expectError, type ApiServer } from "../helpers/http.ts";
 import { startTestServer } from "../helpers/server.ts";
 import { create, createSshKey, createVolume, rental, waitForStatus } from "./fixtures.ts";
@@ -312,10 +313,69 @@ describe("group commit", () => {
     }
     const after = new DatabaseSync(join(dataDir, "cws.sqlite"), { readOnly: true });
     try {
-      expect(after.prepare("PRAGMA user_version").get()).toEqual({ user_version: 1 });
+      expect(after.prepare("PRAGMA user_version").get()).toEqual({ user_version: FORMAT_VERSION });
       expect(
         after.prepare("SELECT name FROM sqlite_master WHERE name = 'events_subject'").get(),
       ).toBeUndefined();
+    } finally {
+      after.close();
+    }
+  });
+
+  /**
+   * Three volumes, a cursor after the second, the last two deleted, the server restarted
+   * (`between` may rewrite the data dir): a volume created then is on the cursor's next page,
+   * since no position is handed out twice.
+   */
+  async function cursorAcrossDeletes(between: (file: string) => void): Promise<string> {
+    const dataDir = tmp();
+    const a = await startTestServer({ dataDir });
+    const [v1, v2, v3] = [
+      await createVolume(a, "v1", 10),
+      await createVolume(a, "v2", 10),
+      await createVolume(a, "v3", 10),
+    ];
+    const page = (await call(a, "GET", "/orgs/demo/volumes?limit=2")).body;
+    expect(page.items.map((v: any) => v.uid)).toEqual([v1, v2]);
+    for (const uid of [v2, v3])
+      expect((await call(a, "DELETE", `/orgs/demo/volumes/${uid}`)).status).toBe(204);
+    await a.close();
+    const file = join(dataDir, "cws.sqlite");
+    between(file);
+    const b = await startTestServer({ dataDir });
+    try {
+      const v4 = await createVolume(b, "v4", 10);
+      const next = (await call(b, "GET", `/orgs/demo/volumes?cursor=${page.next_cursor}`)).body;
+      expect(next.items.map((v: any) => v.uid)).toEqual([v4]);
+    } finally {
+      await b.close();
+    }
+    return file;
+  }
+
+  it("hands no creation position out twice across a restart: a cursor after deleted items finds what came since", async () => {
+    await cursorAcrossDeletes(() => {});
+  });
+
+  it("converts a format 1 data dir: its row per deleted document becomes the highest position handed out", async () => {
+    const file = await cursorAcrossDeletes((file) => {
+      // What a format 1 server left: a `gone` row per deleted document and no `last_seq`.
+      const db = new DatabaseSync(file);
+      const { seq } = db.prepare("SELECT value AS seq FROM kv WHERE key = 'last_seq'").get() as {
+        seq: string;
+      };
+      db.exec(`
+        CREATE TABLE gone (kind TEXT NOT NULL, uid TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (kind, uid));
+        INSERT INTO gone VALUES ('volume', 'vol-a', ${Number(seq) - 1}), ('volume', 'vol-b', ${Number(seq)});
+        DELETE FROM kv WHERE key = 'last_seq';
+        PRAGMA user_version = 1;
+      `);
+      db.close();
+    });
+    const after = new DatabaseSync(file, { readOnly: true });
+    try {
+      expect(after.prepare("PRAGMA user_version").get()).toEqual({ user_version: FORMAT_VERSION });
+      expect(after.prepare("SELECT name FROM sqlite_master WHERE name = 'gone'").get()).toBeUndefined();
     } finally {
       after.close();
     }
@@ -328,13 +388,14 @@ describe("group commit", () => {
     await a.close();
     const file = join(dataDir, "cws.sqlite");
     const db = new DatabaseSync(file);
-    db.exec("PRAGMA journal_mode = DELETE; PRAGMA user_version = 2;");
+    const newer = FORMAT_VERSION + 1;
+    db.exec(`PRAGMA journal_mode = DELETE; PRAGMA user_version = ${newer};`);
     db.close();
     const hash = () => createHash("sha256").update(readFileSync(file)).digest("hex");
     const before = hash();
 
     expect(() => new Store(dataDir)).toThrow(
-      `${file} was written by a newer reference server (data format 2; this server reads formats up to 1). ` +
+      `${file} was written by a newer reference server (data format ${newer}; this server reads formats up to ${FORMAT_VERSION}). ` +
         "Nothing in it was changed",
     );
     const bin = fileURLToPath(new URL("../../bin/cws", import.meta.url));
@@ -344,10 +405,12 @@ describe("group commit", () => {
       (e: unknown) => e,
     )) as { code: number; stderr: string } | undefined;
     expect(failed?.code).toBe(1);
-    expect(failed?.stderr).toContain("data format 2; this server reads formats up to 1");
+    expect(failed?.stderr).toContain(
+      `data format ${newer}; this server reads formats up to ${FORMAT_VERSION}`,
+    );
     expect(hash()).toBe(before);
     const after = new DatabaseSync(file, { readOnly: true });
-    expect(after.prepare("PRAGMA user_version").get()).toEqual({ user_version: 2 });
+    expect(after.prepare("PRAGMA user_version").get()).toEqual({ user_version: newer });
     expect(after.prepare("PRAGMA journal_mode").get()).toEqual({ journal_mode: "delete" });
     after.close();
   });
