@@ -28,14 +28,8 @@ export const PageQuery = z.strictObject({
 });
 export type PageQuery = z.infer<typeof PageQuery>;
 
-/**
- * limit and cursor of the list routes that filter (workloads, volumes, templates, sandbox
- * templates): the same bounds as PageQuery, with zod's own messages.
- */
-export const listPageFields = {
-  limit: z.coerce.number().int().min(1).max(LIMITS.maxPageSize).optional(),
-  cursor: z.string().min(1).optional(),
-};
+/** limit and cursor, for the list routes that filter (workloads, volumes, templates, sandbox templates). */
+export const listPageFields = PageQuery.shape;
 
 /** The name of a volume, SSH key or workload template, as a client gives it. */
 export const nameField = {

@@ -168,6 +168,27 @@ export function workloadRuleViolations(body: WorkloadCreate): Violation[] {
   return out;
 }
 
+/** What a value of each zod type is, in words. */
+const TYPE_WORDS: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "an integer",
+  boolean: "true or false",
+  array: "a list",
+  object: "an object",
+};
+
+/**
+ * The message of a value of the wrong type: "is required" when there is none, else what it must
+ * be. zod's own words say which ("Invalid input: expected string, received undefined"); a
+ * schema's own message is kept.
+ */
+function typeMessage(message: string, expected: string): string {
+  const received = /^Invalid input: expected \S+, received (\S+)$/.exec(message)?.[1];
+  if (received === undefined) return message;
+  return received === "undefined" ? "is required" : `must be ${TYPE_WORDS[expected] ?? expected}`;
+}
+
 /** Maps a zod failure to violations naming the wire field. */
 export function zodViolations(error: z.ZodError, reason: Reason): Violation[] {
   return error.issues.map((issue) => {
@@ -183,7 +204,7 @@ export function zodViolations(error: z.ZodError, reason: Reason): Violation[] {
         message: `unknown field${keys.length > 1 ? "s" : ""}: ${keys.join(", ")}`,
       };
     }
-    if (issue.code === "invalid_type" && issue.input === undefined) message = "is required";
+    if (issue.code === "invalid_type") message = typeMessage(issue.message, issue.expected);
     else if (issue.code === "invalid_value" && "values" in issue)
       message = `must be one of ${issue.values.join(", ")}`;
     return {

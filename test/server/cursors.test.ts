@@ -194,6 +194,24 @@ describe("list cursors", () => {
     }
   }
 
+  it("every list words a bad limit or an empty cursor alike, naming the parameter and the rule", async () => {
+    const BAD: Record<string, string> = {
+      "limit=0": "limit must be at least 1",
+      "limit=1001": "limit must be at most 1000",
+      "limit=1.5": "limit must be an integer",
+      "limit=ten": "limit: must be a number",
+      "cursor=": "cursor must not be empty",
+    };
+    for (const list of LISTS)
+      for (const [query, words] of Object.entries(BAD)) {
+        const r = await get("demo", `${list.path("demo")}?${query}`);
+        expect({ status: r.status, body: r.body }, `${list.name}?${query}`).toEqual({
+          status: 400,
+          body: { reason: "INVALID_QUERY", error: words },
+        });
+      }
+  });
+
   /** A cursor of the demo org's volume list. */
   async function walkCursorOf(name: string): Promise<string> {
     const page = await get("demo", `/orgs/demo/${name}?limit=1`);
