@@ -186,7 +186,7 @@ describe("the reference pages' examples", () => {
   );
 
   it(
-    "Python: every page's example, as written, goes up and previews no changes",
+    "Python: every page's example, as written, goes up, previews no changes and is destroyed",
     { timeout: 300_000 },
     async () => {
       const source = mkdtempSync(join(tmpdir(), "cws-py-examples-"));
@@ -207,7 +207,7 @@ describe("the reference pages' examples", () => {
   );
 
   it(
-    "Go: every page's example, as written, builds, goes up and previews no changes",
+    "Go: every page's example, as written, builds, goes up, previews no changes and is destroyed",
     { timeout: 600_000 },
     async () => {
       // Built beside examples/go-vm, whose go.mod points at the generated SDK (sdk/go).
@@ -226,6 +226,7 @@ describe("the reference pages' examples", () => {
         await run("go", ["build", "-o", binary, "."], { cwd: dir, env: { ...process.env, ...GO_BUILD_ENV } });
         const out = await run(binary, [], { cwd: p.project, env: p.env });
         expect(JSON.parse(out.trim().split("\n").pop()!)).toEqual({ same: PAGES.length + 1 });
+        await expectOnlyTheSourceLeft();
       } finally {
         p.cleanup();
         rmSync(dir, { recursive: true, force: true });
@@ -235,7 +236,7 @@ describe("the reference pages' examples", () => {
   );
 
   it.each(FRONT_ENDS)(
-    "TypeScript ($name): every page's example, as written, goes up and previews no changes",
+    "TypeScript ($name): every page's example, as written, goes up, previews no changes and is destroyed",
     async (fe) => {
       const s = await cwsStack(
         server,
@@ -257,6 +258,7 @@ describe("the reference pages' examples", () => {
       expect(live.workloads.map((w) => w.name).sort()).toEqual(["dev", "source", "web"]);
       expect((await s.stack.preview()).changeSummary).toEqual({ same: RUNNABLE.length + 1 });
       await s.stack.destroy();
+      await expectOnlyTheSourceLeft();
     },
   );
 });
