@@ -63,6 +63,7 @@ export class SandboxService {
     this.targets = new SandboxTargets(ctx.store, this.pools);
     this.timers = new SandboxTimers({
       pools: this.pools,
+      store: ctx.store,
       lc: ctx.lifecycle,
       tickets: this.tickets,
       snapshots: this.snapshots,

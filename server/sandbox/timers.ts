@@ -1,5 +1,6 @@
 import type { Lifecycle } from "../workloads/lifecycle.ts";
 import type { Clock } from "../common/util.ts";
+import type { Store } from "../store/store.ts";
 import type { SandboxPools, Target } from "./pools.ts";
 import type { Snapshots } from "./snapshots.ts";
 import type { AccessTickets } from "./tickets.ts";
@@ -11,6 +12,7 @@ const SWEEPS_PER_SNAPSHOT_COLLECTION = 20;
 
 export interface SandboxTimerDeps {
   pools: SandboxPools;
+  store: Store;
   lc: Lifecycle;
   tickets: AccessTickets;
   snapshots: Snapshots;
@@ -49,11 +51,11 @@ export class SandboxTimers {
   private async sweep(): Promise<void> {
     if (this.sweeping || this.stopped) return;
     this.sweeping = true;
-    const { pools, lc } = this.d;
+    const { pools, store, lc } = this.d;
     try {
       const now = Date.now();
       for (const live of [...pools.live.values()]) {
-        const w = lc.store.workloads.get(live.uid);
+        const w = store.workloads.get(live.uid);
         if (!w || w.status === "deleted" || w.status === "provisioning") continue;
         const cfg = w.sandbox_config;
         try {
@@ -90,7 +92,7 @@ export class SandboxTimers {
         }
       }
       this.d.tickets.sweep(this.d.clock.now());
-      if (++this.sweeps % SWEEPS_PER_SNAPSHOT_COLLECTION === 0) await this.d.snapshots.collect(lc.store);
+      if (++this.sweeps % SWEEPS_PER_SNAPSHOT_COLLECTION === 0) await this.d.snapshots.collect(store);
     } finally {
       this.sweeping = false;
     }

@@ -54,7 +54,7 @@ export interface LifecycleOptions {
  * stored event) and "volume-event" for every record written.
  */
 export class Lifecycle extends EventEmitter {
-  readonly store: Store;
+  private readonly store: Store;
   readonly clock: Clock;
   readonly hooks: WorkloadHooks = {};
   provisionDelayMs: number;
