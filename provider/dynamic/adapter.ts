@@ -99,9 +99,10 @@ export async function diff(type: string, id: string, olds: Props, news: Props) {
   const d = resourceModule(type).diff(id, before, after);
   // What a redeploy does is said on the resource's line, whose URN the class gives (the engine
   // passes a dynamic provider no resource).
-  const urn = typeof news[URN] === "string" ? news[URN] : undefined;
-  for (const words of planned.words(urn, type, d, after.name ?? before.name, before.status))
-    if (words.includes("redeploys")) await say(urn!, words);
+  const urn = news[URN];
+  if (typeof urn === "string")
+    for (const words of planned.words(urn, type, d, after.name ?? before.name, before.status))
+      if (words.includes("redeploys")) await say(urn, words);
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }
 

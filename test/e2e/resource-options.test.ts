@@ -60,7 +60,7 @@ describe.each(FRONT_ENDS)("$name front end: resource options", (fe) => {
     expect((await liveResources(server)).ssh_keys.map((k) => k.uid)).not.toContain(key.uid);
   });
 
-  it("preview says on the resource's line that an image change redeploys the workload", async () => {
+  it("preview says on the resource's line that an image change redeploys the workload; a refresh of drift does not", async () => {
     const { Workload } = fe.sdk;
     let image = "nginx:1.27";
     const s = await cwsStack(
@@ -155,16 +155,19 @@ describe.each(FRONT_ENDS)("$name front end: resource options", (fe) => {
       lost = await lost.restart();
       await s.stack.setConfig("cws:baseUrl", { value: lost.baseUrl });
       // The restarted service listens elsewhere: the program's configuration says where.
-      await s.stack.refresh({ runProgram: true });
+      let said: string[] = [];
+      const onEvent = (e: EngineEvent) => {
+        if (e.diagnosticEvent?.urn?.endsWith("::box")) said.push(e.diagnosticEvent.message);
+      };
+      // The refresh that finds it broken says so, and what up does about it.
+      await s.stack.refresh({ runProgram: true, onEvent });
       expect((await s.stack.outputs()).status!.value).toBe("error");
-      const said: string[] = [];
-      const preview = await s.stack.preview({
-        onEvent: (e) => {
-          if (e.diagnosticEvent?.urn?.endsWith("::box")) said.push(e.diagnosticEvent.message);
-        },
-      });
+      const broken = `sandbox lost-${fe.name} is in error on the service: up redeploys it`;
+      expect(said.join("")).toContain(broken);
+      said = [];
+      const preview = await s.stack.preview({ onEvent });
       expect(preview.changeSummary).toEqual({ update: 1, same: 1 });
-      expect(said.join("")).toContain(`sandbox lost-${fe.name} is in error on the service: up redeploys it`);
+      expect(said.join("")).toContain(broken);
       expect((await s.stack.up()).outputs.status!.value).toBe("running");
       expect((await s.stack.preview()).changeSummary).toEqual({ same: 2 });
       await s.stack.destroy();
