@@ -1,5 +1,5 @@
 import type { PageQuery, Reason } from "../../api/index.ts";
-import { ApiError } from "../http/errors.ts";
+import { notFound } from "../http/errors.ts";
 import type { Collection, Doc } from "../store/collection.ts";
 import type { Store } from "../store/store.ts";
 import type { Cursors } from "./cursors.ts";
@@ -69,7 +69,7 @@ export class ResourceCollection<R extends Doc & { updated_at: string }, P> {
   get(org: string, uid: string): R {
     const r = this.docs.get(uid);
     const sees = this.rules.sees ?? ((o: string, d: R) => d.org === o);
-    if (!r || !sees(org, r)) throw new ApiError(this.rules.notFound, `${this.rules.noun} ${uid} not found`);
+    if (!r || !sees(org, r)) throw notFound(this.rules.notFound, this.rules.noun, uid);
     return r;
   }
 

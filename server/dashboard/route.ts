@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import type { ServerContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, notFound } from "../http/errors.ts";
 import type { RequestContext } from "../http/router.ts";
 import { bearer } from "../http/server.ts";
 import { streamLogs } from "../workloads/routes.ts";
@@ -81,7 +81,7 @@ export function registerDashboard(ctx: ServerContext): void {
     "/dashboard/api/orgs/:org/workloads/:uid/events",
     (rc) => {
       const events = workloadEvents(ctx, orgFor(ctx, rc), rc.params.uid!);
-      if (!events) throw new ApiError("WORKLOAD_NOT_FOUND", `workload ${rc.params.uid} not found`);
+      if (!events) throw notFound("WORKLOAD_NOT_FOUND", "workload", rc.params.uid);
       return { status: 200, body: events };
     },
     open,

@@ -1,6 +1,6 @@
 import type * as net from "node:net";
 import { TERMINAL_ID } from "../../api/index.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, notFound } from "../http/errors.ts";
 import type { WorkloadRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import type { Pool, SandboxPools, Target } from "./pools.ts";
@@ -63,7 +63,7 @@ export class SandboxTargets {
   /** The org's SANDBOX workload (404 / 400 otherwise). */
   private sandboxWorkload(org: string, uid: string, action: string): WorkloadRecord {
     const w = this.store.workloads.getIn(org, uid);
-    if (!w) throw new ApiError("WORKLOAD_NOT_FOUND", `workload ${uid} not found`);
+    if (!w) throw notFound("WORKLOAD_NOT_FOUND", "workload", uid);
     if (w.type !== "SANDBOX")
       throw new ApiError(
         "WORKLOAD_OPERATION_UNSUPPORTED",

@@ -1,5 +1,5 @@
 import { redeploys, type AttachVolumeBody } from "../../api/index.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, notFound } from "../http/errors.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { WorkloadRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
@@ -32,7 +32,7 @@ export class WorkloadAttachments {
         `volumes can only be attached to RENTAL workloads (workload ${w.uid} is ${w.type})`,
       );
     const v = this.store.volumes.getIn(w.org, volumeUid);
-    if (!v) throw new ApiError("VOLUME_NOT_FOUND", `volume ${volumeUid} not found`);
+    if (!v) throw notFound("VOLUME_NOT_FOUND", "volume", volumeUid);
     this.checks.volumeFree(v.uid, v.workload_uid, w.uid);
     const clash = w.volumes.find((m) => m.mount_path === body.mount_path && m.uid !== v.uid);
     if (clash)
@@ -99,7 +99,7 @@ export class WorkloadAttachments {
     keyUid: string,
   ): Promise<{ workload_uid: string; ssh_key_uid: string }> {
     const key = this.store.sshKeys.getIn(w.org, keyUid);
-    if (!key) throw new ApiError("SSH_KEY_NOT_FOUND", `SSH key ${keyUid} not found`);
+    if (!key) throw notFound("SSH_KEY_NOT_FOUND", "SSH key", keyUid);
     if (!w.ssh_keys.includes(key.uid)) {
       const redeploy = redeploys(w.type, w.status, ["ssh_keys"]);
       if (redeploy) this.lc.assertCanRedeploy(w);

@@ -16,7 +16,7 @@ import type { ServiceDeps } from "../common/collection.ts";
 import type { Cursors } from "../common/cursors.ts";
 import type { Store } from "../store/store.ts";
 import { eventPageOf, pageOf, type PageResult } from "../common/pages.ts";
-import { ApiError, violationError, zodError } from "../http/errors.ts";
+import { ApiError, violationError, zodError, notFound } from "../http/errors.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { WorkloadRecord } from "../store/records.ts";
 import { newRevision, newUid, sha256Hex } from "../common/util.ts";
@@ -44,7 +44,7 @@ export class WorkloadService {
   /** The org's workload or 404 WORKLOAD_NOT_FOUND (other orgs' workloads do not exist for it). */
   get(org: string, uid: string): WorkloadRecord {
     const w = this.store.workloads.getIn(org, uid);
-    if (!w) throw new ApiError("WORKLOAD_NOT_FOUND", `workload ${uid} not found`);
+    if (!w) throw notFound("WORKLOAD_NOT_FOUND", "workload", uid);
     return w;
   }
 
