@@ -178,8 +178,9 @@ export class Store implements DocWriter {
   deleteDoc(seq: number): void {
     this.open();
     this.pending.deleteDoc(seq);
-    // The deleted document may have had the highest position: it is not handed out again.
-    this.kvSet(LAST_SEQ_KEY, this.seq);
+    // The highest position is kept by its document or, once that is deleted, here: it is never
+    // handed out again (a lower one's delete changes nothing of it).
+    if (seq === this.seq) this.kvSet(LAST_SEQ_KEY, seq);
   }
 
   /**

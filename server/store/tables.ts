@@ -9,9 +9,9 @@ import type { DatabaseSync } from "node:sqlite";
  * in-memory index (EventIndex) instead of an SQL one, so that a write appends to its table
  * rather than touching a page of an index at a random place (UIDs are random): a group commit
  * writes a few pages, not one per document. Format 2: the highest creation position handed out
- * is the key-value `last_seq`, written with every delete, so that no position is used twice (a
- * list cursor names a position); format 1 kept a row per deleted document for that (`gone`),
- * which grew without end. Older formats are converted on open (STEPS). A database of a newer
+ * is kept by its document or, once that is deleted, by the key-value `last_seq`, so that no
+ * position is used twice (a list cursor names a position); format 1 kept a row per deleted
+ * document for that (`gone`), which grew without end. Older formats are converted on open (STEPS). A database of a newer
  * format is refused before anything in it is touched.
  */
 export const FORMAT_VERSION = 2;
