@@ -10,10 +10,13 @@ export interface ProviderConfig {
 
 export type ConfigSource = (key: string) => string | undefined;
 
+/** The environment variable each provider setting falls back to, by the setting's name. */
+export const CONFIG_ENV = { baseUrl: "CWS_BASE_URL", org: "CWS_ORG", apiToken: "CWS_API_TOKEN" } as const;
+
 const KEYS = {
-  baseUrl: ["cws:baseUrl", "CWS_BASE_URL"],
-  org: ["cws:org", "CWS_ORG"],
-  token: ["cws:apiToken", "CWS_API_TOKEN"],
+  baseUrl: ["cws:baseUrl", CONFIG_ENV.baseUrl],
+  org: ["cws:org", CONFIG_ENV.org],
+  token: ["cws:apiToken", CONFIG_ENV.apiToken],
 } as const;
 
 export function resolveConfig(stack: ConfigSource, env: NodeJS.ProcessEnv = process.env): ProviderConfig {

@@ -3,18 +3,12 @@
  * resource's inputs (the stack's `cws:*` keys for the default provider), with the `CWS_*`
  * environment as fallback. CheckConfig names the key that is missing or wrong.
  */
-import { resolveConfig, type ProviderConfig } from "../core/config.ts";
+import { CONFIG_ENV, resolveConfig, type ProviderConfig } from "../core/config.ts";
 import type { CheckFailure, Props } from "../core/types.ts";
 import { UNKNOWN } from "../core/unknowns.ts";
 
 export const CONFIG_KEYS = ["baseUrl", "org", "apiToken"] as const;
 export const CONFIG_SECRETS = ["apiToken"];
-
-const ENV: Record<(typeof CONFIG_KEYS)[number], string> = {
-  baseUrl: "CWS_BASE_URL",
-  org: "CWS_ORG",
-  apiToken: "CWS_API_TOKEN",
-};
 
 /** Config values arrive as strings, or JSON-encoded in Configure's variables map. */
 function str(v: unknown): string | undefined {
@@ -30,14 +24,14 @@ export function checkConfig(news: Props, env: NodeJS.ProcessEnv = process.env): 
       failures.push({ property: key, reason: `cws:${key} must be a string` });
       continue;
     }
-    if (!str(v) && !env[ENV[key]]) {
+    if (!str(v) && !env[CONFIG_ENV[key]]) {
       failures.push({
         property: key,
-        reason: `cws:${key} is not set (nor ${ENV[key]}): \`pulumi config set ${key === "apiToken" ? "--secret " : ""}cws:${key} ...\``,
+        reason: `cws:${key} is not set (nor ${CONFIG_ENV[key]}): \`pulumi config set ${key === "apiToken" ? "--secret " : ""}cws:${key} ...\``,
       });
     }
   }
-  const url = str(news.baseUrl) ?? (news.baseUrl === undefined ? env.CWS_BASE_URL : undefined);
+  const url = str(news.baseUrl) ?? (news.baseUrl === undefined ? env[CONFIG_ENV.baseUrl] : undefined);
   if (url && url !== UNKNOWN) {
     let ok = false;
     try {

@@ -17,6 +17,7 @@ import { secretsOf } from "../core/definition.ts";
 import { DEFINITIONS, RESOURCES } from "../registry.ts";
 import { PartialStateError, type CheckFailure, type Context, type ResourceModule } from "../core/types.ts";
 import { Planned } from "../core/diff-words.ts";
+import { Operations } from "../core/operations.ts";
 import { diffResponse } from "./detailed-diff.ts";
 import type { EngineLog } from "./engine-log.ts";
 import { CONFIG_KEYS, CONFIG_SECRETS, checkConfig, configFrom } from "./provider-config.ts";
@@ -91,7 +92,7 @@ export class CwsPlugin {
   #config: ProviderConfig | undefined;
   #configError: Error | undefined = new Error("the cws provider was not configured");
   #client: CwsClient | undefined;
-  readonly #running = new Set<AbortController>();
+  readonly #operations = new Operations();
   /** The resources checked in this process: diff speaks for those only (diff-words.ts). */
   readonly #planned = new Planned();
 
@@ -109,26 +110,13 @@ export class CwsPlugin {
     return this.#client;
   }
 
-  /** A module context for one call: the client, the call's timeout and Cancel, and the resource's line. */
-  #context(urn: string, timeoutSec: number): { ctx: Context; done(): void } {
-    const controller = new AbortController();
-    this.#running.add(controller);
-    const ctx = {
+  /** Runs `work` with a module context: the client, the call's timeout and Cancel, and the resource's line. */
+  #withContext<T>(urn: string, timeoutSec: number, work: (ctx: Context) => Promise<T>): Promise<T> {
+    const base = {
       client: this.#clientOrThrow(),
       log: (message: string) => void this.#opts.log.log(urn, message),
-      signal: controller.signal,
-      ...(timeoutSec > 0 ? { timeoutMs: timeoutSec * 1000 } : {}),
     };
-    return { ctx, done: () => this.#running.delete(controller) };
-  }
-
-  async #withContext<T>(urn: string, timeoutSec: number, work: (ctx: Context) => Promise<T>): Promise<T> {
-    const { ctx, done } = this.#context(urn, timeoutSec);
-    try {
-      return await work(ctx);
-    } finally {
-      done();
-    }
+    return this.#operations.run(base, timeoutSec > 0 ? timeoutSec * 1000 : undefined, work);
   }
 
   // --- plugin ---------------------------------------------------------------------------------
@@ -188,7 +176,7 @@ export class CwsPlugin {
   }
 
   cancel(): unknown {
-    for (const c of this.#running) c.abort(new Error("the operation was cancelled"));
+    this.#operations.cancel();
     return new emptyPb.Empty();
   }
 

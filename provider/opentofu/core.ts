@@ -4,7 +4,7 @@
  * of provider/opentofu/ is protocol only and imports the core through this file.
  */
 export { CwsClient } from "../../client/index.ts";
-export type { ProviderConfig } from "../core/config.ts";
+export { CONFIG_ENV, type ProviderConfig } from "../core/config.ts";
 export { FUNCTIONS, checkFunctionArgs, type FunctionDef } from "../resources/functions/controller.ts";
 export { servedSchema } from "../native/schema.ts";
 export { RESOURCES, resourceModule } from "../registry.ts";
@@ -16,6 +16,7 @@ export {
   type Props,
   type ResourceModule,
 } from "../core/types.ts";
+export { Operations } from "../core/operations.ts";
 export { STATE_VERSION, STATE_VERSION_KEY, fromState } from "../core/state.ts";
 export { UNKNOWN } from "../core/unknowns.ts";
 export { camelToSnake, snakeToCamel } from "../core/wire.ts";

@@ -5,8 +5,10 @@
  * what updates, redeploys or replaces, and the modules do the waits, adoption and retries.
  */
 import {
+  CONFIG_ENV,
   CwsClient,
   FUNCTIONS,
+  Operations,
   PartialStateError,
   RESOURCES,
   STATE_VERSION,
@@ -42,8 +44,6 @@ interface DynamicValue {
 }
 type Req = Record<string, unknown> & { type_name?: string };
 
-const ENV: Record<string, string> = { baseUrl: "CWS_BASE_URL", org: "CWS_ORG", apiToken: "CWS_API_TOKEN" };
-
 function decodeValue(v: DynamicValue | undefined): TfObject | null {
   if (v?.msgpack?.length) return decodeMsgpack(v.msgpack) as TfObject | null;
   if (v?.json?.length) return JSON.parse(v.json.toString("utf8")) as TfObject | null;
@@ -59,7 +59,7 @@ export class TofuProvider {
   #config: ProviderConfig | undefined;
   #configError = "the cws provider was not configured";
   #client: CwsClient | undefined;
-  readonly #running = new Set<AbortController>();
+  readonly #operations = new Operations();
   /** Progress lines; OpenTofu keeps a plugin's stderr in its log (TF_LOG). */
   readonly #log: (line: string) => void;
 
@@ -100,20 +100,16 @@ export class TofuProvider {
     return this.#client;
   }
 
-  async #withContext<T>(label: string, timeout: number | undefined, work: (ctx: Context) => Promise<T>) {
-    const controller = new AbortController();
-    this.#running.add(controller);
-    const ctx: Context = {
+  #withContext<T>(
+    label: string,
+    timeout: number | undefined,
+    work: (ctx: Context) => Promise<T>,
+  ): Promise<T> {
+    const base = {
       client: this.#clientOrThrow(),
-      log: (message) => this.#log(`[INFO] ${label}: ${message}`),
-      signal: controller.signal,
-      ...(timeout ? { timeoutMs: timeout } : {}),
+      log: (message: string) => this.#log(`[INFO] ${label}: ${message}`),
     };
-    try {
-      return await work(ctx);
-    } finally {
-      this.#running.delete(controller);
-    }
+    return this.#operations.run(base, timeout, work);
   }
 
   // --- provider ----------------------------------------------------------------------------------
@@ -192,12 +188,13 @@ export class TofuProvider {
         );
         continue;
       }
-      const value = typeof v === "string" && v ? v : process.env[ENV[a.key]!];
+      const env = CONFIG_ENV[a.key as keyof typeof CONFIG_ENV];
+      const value = typeof v === "string" && v ? v : process.env[env];
       if (!value) {
         diagnostics.push(
           errorDiag(
             `Missing ${a.name}`,
-            `set ${a.name} in the provider "cws" block or the ${ENV[a.key]} environment variable`,
+            `set ${a.name} in the provider "cws" block or the ${env} environment variable`,
             a.name,
           ),
         );
@@ -214,7 +211,7 @@ export class TofuProvider {
   }
 
   stopProvider(): unknown {
-    for (const c of this.#running) c.abort(new Error("the operation was cancelled"));
+    this.#operations.cancel();
     return {};
   }
 
