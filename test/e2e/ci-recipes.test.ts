@@ -4,11 +4,11 @@
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
 import { admin, api } from "../helpers/http.ts";
 import { programDir, run, type ProgramDir } from "../helpers/languages.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { useTestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
 
 const SCRIPT = join(REPO_ROOT, "examples", "ci", "pulumi-ci.sh");
@@ -30,11 +30,7 @@ function recipe(p: ProgramDir, mode: string): Promise<{ code: number; out: strin
 }
 
 describe("examples/ci/pulumi-ci.sh", () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => server?.close());
+  const server = useTestServer();
 
   it(
     "preview and up deploy the stack; the drift check passes on it, then fails naming the resource and property changed behind the stack's back",

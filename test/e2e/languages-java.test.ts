@@ -9,7 +9,7 @@ import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JAVA_EXAMPLE, JAVA_SDK_DIR, publishJavaSdk } from "../../scripts/java.ts";
 import { REPO_ROOT, pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { useTestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
 import { filesContaining, programDir, run, type ProgramDir } from "../helpers/languages.ts";
 
@@ -21,7 +21,7 @@ function pulumi(p: ProgramDir, ...args: string[]): Promise<string> {
 }
 
 describe("examples/java-rental through `pulumi up` with the Java language host", () => {
-  let server: TestServer;
+  const server = useTestServer();
   let repo: string;
   beforeAll(async () => {
     for (const [path, fix] of [
@@ -32,10 +32,8 @@ describe("examples/java-rental through `pulumi up` with the Java language host",
     // The jar as packed for users: a Maven repository directory of its own.
     repo = mkdtempSync(join(tmpdir(), "cws-maven-"));
     await publishJavaSdk(repo, () => {});
-    server = await startTestServer();
   }, 300_000);
   afterAll(async () => {
-    await server?.close();
     if (repo) rmSync(repo, { recursive: true, force: true });
   });
 

@@ -17,7 +17,7 @@ import { GO_BUILD_ENV, VENV_PYTHON } from "../../scripts/languages.ts";
 import { api } from "../helpers/http.ts";
 import { programDir, run } from "../helpers/languages.ts";
 import { waitFor } from "../helpers/wait.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { useTestServer } from "../helpers/server.ts";
 import { cwsStack, liveResources } from "../helpers/stacks.ts";
 import { FRONT_ENDS } from "./front-ends.ts";
 
@@ -125,10 +125,9 @@ function yamlExample(page: string): string {
 let sourceSandbox = SOURCE;
 
 describe("the reference pages' examples", () => {
-  let server: TestServer;
+  const server = useTestServer();
   const stacks: OfflineStack[] = [];
   beforeAll(async () => {
-    server = await startTestServer();
     const box = await api<{ uid: string }>(server, "POST", "/orgs/demo/workloads", {
       type: "SANDBOX",
       name: "source",
@@ -145,7 +144,6 @@ describe("the reference pages' examples", () => {
   });
   afterAll(async () => {
     for (const s of stacks) await s.cleanup();
-    await server?.close();
   });
   /** After destroy: nothing the examples made is left, only the tests' own source sandbox. */
   const expectOnlyTheSourceLeft = async () => {

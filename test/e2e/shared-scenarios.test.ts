@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tofuPath } from "../../scripts/tofu-toolchain.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { useTestServer, type TestServer } from "../helpers/server.ts";
 import { EMPTY_ORG, liveResources } from "../helpers/stacks.ts";
 import { FRONT_ENDS } from "./front-ends.ts";
 import { pulumiDriver, tofuDriver } from "./scenario-drivers.ts";
@@ -24,17 +24,15 @@ const DRIVERS = [
 ];
 
 describe.each(DRIVERS)("shared scenarios ($name front end)", (fe) => {
-  let server: TestServer;
+  const server = useTestServer();
   let driver: Driver;
   beforeAll(async () => {
     if (fe.name === "opentofu" && !existsSync(tofuPath()))
       throw new Error(`${tofuPath()} is missing: run npm run tofu:build`);
-    server = await startTestServer();
     driver = await fe.make(server);
   }, STEP_MS);
   afterAll(async () => {
     await driver?.cleanup();
-    await server?.close();
   });
 
   for (const step of SCENARIOS) {
