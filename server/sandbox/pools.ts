@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { WorkloadRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
-import { SandboxError, SandboxRuntime } from "./runtime.ts";
+import { SandboxError, SandboxRuntime } from "./runtime/index.ts";
 import type { Pool } from "./tickets.ts";
 
 /**

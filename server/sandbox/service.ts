@@ -9,7 +9,7 @@ import type { ServerContext } from "../context.ts";
 import { ApiError, violationError } from "../http/errors.ts";
 import type { SandboxTemplateRecord, WorkloadRecord } from "../store/records.ts";
 import { SandboxPools, type LiveSandbox, type Pool, type Target } from "./pools.ts";
-import { bubblewrapStatus } from "./runtime.ts";
+import { bubblewrapStatus } from "./runtime/index.ts";
 import { Snapshots } from "./snapshots.ts";
 import type { SandboxTemplateService } from "../templates/sandbox-templates.ts";
 import { AccessTickets } from "./tickets.ts";

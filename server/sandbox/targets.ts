@@ -4,7 +4,7 @@ import { ApiError, notFound } from "../http/errors.ts";
 import type { WorkloadRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import type { Pool, SandboxPools, Target } from "./pools.ts";
-import { DESKTOP_RFB_PORT, type TerminalSession } from "./runtime.ts";
+import { DESKTOP_RFB_PORT, type TerminalSession } from "./runtime/index.ts";
 
 /** Where the target of an operation must be. */
 export type Need = "running" | "deployed" | "present";

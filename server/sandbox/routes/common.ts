@@ -1,6 +1,6 @@
 import { ApiError } from "../../http/errors.ts";
 import { NEXT, type Handler, type RequestContext } from "../../http/router.ts";
-import { SandboxError } from "../runtime.ts";
+import { SandboxError } from "../runtime/index.ts";
 import type { Pool, Target } from "../pools.ts";
 import type { SandboxService } from "../service.ts";
 import type { Need } from "../targets.ts";

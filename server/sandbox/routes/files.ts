@@ -5,7 +5,7 @@ import { serve } from "../../http/endpoints.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { RequestContext } from "../../http/router.ts";
 import type { SandboxService } from "../service.ts";
-import type { FileStream } from "../runtime.ts";
+import type { FileStream } from "../runtime/index.ts";
 import { readFileUpload } from "./file-upload.ts";
 import { runOn, sandboxRoute, targetOf } from "./common.ts";
 

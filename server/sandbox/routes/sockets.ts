@@ -8,7 +8,7 @@ import { bearer, checkWebSocketHandshake, writeSocketError } from "../../http/se
 import type { Pool } from "../pools.ts";
 import type { SandboxService } from "../service.ts";
 import { connectDesktop, terminalOf } from "../targets.ts";
-import type { TerminalSession } from "../runtime.ts";
+import type { TerminalSession } from "../runtime/index.ts";
 import { sandboxApiError } from "./common.ts";
 
 const TERMINAL_WS = /^\/orgs\/([^/]+)\/workloads\/([^/]+)\/terminals\/([^/]+)\/ws\/?$/;

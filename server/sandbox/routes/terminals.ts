@@ -7,7 +7,7 @@ import { ApiError } from "../../http/errors.ts";
 import type { RequestContext } from "../../http/router.ts";
 import type { SandboxService } from "../service.ts";
 import { desktopOf } from "../targets.ts";
-import type { TerminalSession as RuntimeTerminal } from "../runtime.ts";
+import type { TerminalSession as RuntimeTerminal } from "../runtime/index.ts";
 import { sandboxApiError, sandboxRoute, targetInPool, targetOf } from "./common.ts";
 
 /** An optional JSON object body with only `fields`, each an integer in [min, max] when present. */
