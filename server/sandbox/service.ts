@@ -1,3 +1,13 @@
+/**
+ * The sandbox service: what ties SANDBOX workloads to running sandboxes. It sets the lifecycle
+ * hooks (deploy, delete, update), finds the sandbox an operation targets and checks where it
+ * must be, freezes and thaws, forks and publishes, and mints access tickets. The routes
+ * (routes/) translate requests into its calls and runtime failures into API errors
+ * (routes/common.ts); its own rule violations are ApiErrors with the spec's codes, as in the
+ * other services. The sandboxes themselves are in pools.ts (over the runtime in runtime/), the
+ * rules of what a request may act on in targets.ts, the timers in timers.ts, published files in
+ * snapshots.ts, tickets in tickets.ts.
+ */
 import {
   LIMITS,
   nameViolation,
@@ -15,17 +25,6 @@ import type { SandboxTemplateService } from "../templates/sandbox-templates.ts";
 import { AccessTickets } from "./tickets.ts";
 import { SandboxTargets, type Need } from "./targets.ts";
 import { SandboxTimers } from "./timers.ts";
-
-/**
- * The sandbox service: what ties SANDBOX workloads to running sandboxes. It sets the lifecycle
- * hooks (deploy, delete, update), finds the sandbox an operation targets and checks where it
- * must be, freezes and thaws, forks and publishes, and mints access tickets. Routes
- * (server/routes/sandbox-*.ts) translate requests into its calls and runtime failures into API
- * errors (routes/sandbox-http.ts); its own rule violations are ApiErrors with the spec's codes,
- * as in the other services. The sandboxes themselves are in pools.ts, the rules of what a
- * request may act on in targets.ts, the timers in timers.ts, published files in snapshots.ts,
- * tickets in tickets.ts.
- */
 
 /** Name of a fork made without a name: `{parent}-fork`, the parent's part cut to keep 32 characters. */
 export function forkName(parent: string): string {

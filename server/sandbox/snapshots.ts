@@ -1,3 +1,5 @@
+// The files of published (USER) sandbox templates: one snapshot directory per template.
+
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";

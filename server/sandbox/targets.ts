@@ -1,3 +1,6 @@
+// What a sandbox request acts on: the workload's live sandbox in the request's pool, where it
+// must be for the operation, and its terminals and desktop.
+
 import type * as net from "node:net";
 import { TERMINAL_ID } from "../../api/index.ts";
 import { ApiError, notFound } from "../http/errors.ts";

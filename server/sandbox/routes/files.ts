@@ -1,3 +1,6 @@
+// Routes of a sandbox's files: GET and PUT .../files, the guest path checked, contents streamed
+// as base64 JSON.
+
 import { SANDBOXES } from "../../../api/endpoints/index.ts";
 import { LIMITS } from "../../../api/index.ts";
 import type { ServerContext } from "../../context.ts";

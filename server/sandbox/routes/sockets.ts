@@ -1,3 +1,6 @@
+// The terminal and desktop WebSockets of sandboxes: the ticket or token handshake, then bytes
+// relayed both ways.
+
 import type { IncomingMessage } from "node:http";
 import type * as net from "node:net";
 import type { Duplex } from "node:stream";

@@ -1,3 +1,5 @@
+// Routes of access tickets, terminal sessions and the desktop description of sandboxes.
+
 import type { IncomingMessage } from "node:http";
 import { LIMITS, TERMINAL_ID, type Reason, type TerminalSession } from "../../../api/index.ts";
 import { SANDBOXES } from "../../../api/endpoints/index.ts";
