@@ -33,6 +33,15 @@ export function forkName(parent: string): string {
   return `${base}${suffix}`;
 }
 
+/** 409 WORKLOAD_SANDBOX_INVALID_STATE unless the target's workload has the status an action needs. */
+function requireStatus(t: Target, action: string, status: "running" | "frozen"): void {
+  if (t.w.status !== status)
+    throw new ApiError(
+      "WORKLOAD_SANDBOX_INVALID_STATE",
+      `cannot ${action} sandbox ${t.w.uid}: its status is ${t.w.status}, not ${status}`,
+    );
+}
+
 interface SandboxExt {
   sandbox_pool?: Pool;
 }
@@ -225,22 +234,14 @@ export class SandboxService {
     reason = "Freeze",
     message = "sandbox frozen: processes stopped, files kept",
   ): Promise<void> {
-    if (t.w.status !== "running")
-      throw new ApiError(
-        "WORKLOAD_SANDBOX_INVALID_STATE",
-        `cannot freeze sandbox ${t.w.uid}: its status is ${t.w.status}, not running`,
-      );
+    requireStatus(t, "freeze", "running");
     await t.rt.freeze(t.live.id);
     const cur = this.store.workloads.get(t.w.uid);
     if (cur && cur.status === "running") this.lc.transition(cur, "frozen", { reason, message });
   }
 
   async thaw(t: Target): Promise<void> {
-    if (t.w.status !== "frozen")
-      throw new ApiError(
-        "WORKLOAD_SANDBOX_INVALID_STATE",
-        `cannot thaw sandbox ${t.w.uid}: its status is ${t.w.status}, not frozen`,
-      );
+    requireStatus(t, "thaw", "frozen");
     await t.rt.thaw(t.live.id);
     t.live.activity = Date.now();
     const cur = this.store.workloads.get(t.w.uid);
