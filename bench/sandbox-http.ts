@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { CwsClient } from "../client/index.ts";
-import { bubblewrapStatus } from "../server/sandbox/runtime.ts";
+import { bubblewrapStatus } from "../server/sandbox/runtime/index.ts";
 import { startServer } from "../server/index.ts";
 
 const status = bubblewrapStatus();

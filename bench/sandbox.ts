@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
-import { bubblewrapStatus, SandboxRuntime } from "../server/sandbox/runtime.ts";
+import { bubblewrapStatus, SandboxRuntime } from "../server/sandbox/runtime/index.ts";
 
 const status = bubblewrapStatus();
 if (!status.available) {

@@ -12,6 +12,7 @@ import { relative, sep } from "node:path";
  * are the top.
  */
 export const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
+  { name: "sandbox runtime", folders: ["server/sandbox/runtime"] },
   { name: "contract", folders: ["api"] },
   { name: "client", folders: ["client"] },
   { name: "server base", folders: ["server/common/util.ts"] },

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian machine for the demo and the tests:
-#   Debian packages for real sandboxes (bubblewrap, and what server/sandbox/DEBIAN_PACKAGES lists),
+#   Debian packages for real sandboxes (bubblewrap, and what server/sandbox/runtime/DEBIAN_PACKAGES lists),
 #   Chromium for the dashboard's browser test (test/e2e/dashboard.test.ts drives /usr/bin/chromium),
 #   npm packages (including Node 24 from the npm registry), and the build (dist/),
 #   the Pulumi CLI and the YAML language host built from the Go module proxy (cached in ~/.cache/pulumi-cws),
@@ -13,10 +13,10 @@ if [ -z "${CWS_SKIP_APT:-}" ]; then
   packages=(bubblewrap python3 chromium)
   packages+=(python3-venv) # Python programs: the project's virtual environment (.venv)
   packages+=(openjdk-17-jdk-headless maven) # Java programs: javac and Maven (scripts/java.ts)
-  if [ -f server/sandbox/DEBIAN_PACKAGES ]; then
+  if [ -f server/sandbox/runtime/DEBIAN_PACKAGES ]; then
     while read -r p; do
       case "$p" in ""|\#*) ;; *) packages+=("$p") ;; esac
-    done < server/sandbox/DEBIAN_PACKAGES
+    done < server/sandbox/runtime/DEBIAN_PACKAGES
   fi
   missing=()
   for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -1,12 +1,3 @@
-import { randomBytes } from "node:crypto";
-import * as fsp from "node:fs/promises";
-import * as os from "node:os";
-import * as path from "node:path";
-import type { WorkloadRecord } from "../store/records.ts";
-import type { Store } from "../store/store.ts";
-import { SandboxError, SandboxRuntime } from "./runtime.ts";
-import type { Pool } from "./tickets.ts";
-
 /**
  * The sandboxes that run: two independent pools (X-Deployment-Type master and shadow), each a
  * SandboxRuntime under one root directory, and the live sandbox of each deployed SANDBOX
@@ -14,8 +5,16 @@ import type { Pool } from "./tickets.ts";
  * down, keeping its SSH keys in step with the workload. No workload states change here; the
  * sandbox service (service.ts) does that.
  */
+import { randomBytes } from "node:crypto";
+import * as fsp from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { WorkloadRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
+import { SandboxError, SandboxRuntime } from "./runtime/index.ts";
 
-export type { Pool } from "./tickets.ts";
+/** The two independent sandbox pools (X-Deployment-Type master and shadow). */
+export type Pool = "master" | "shadow";
 export const POOLS: readonly Pool[] = ["master", "shadow"];
 
 /** Live terminals per sandbox (429 WORKLOAD_SANDBOX_SESSION_LIMIT beyond). */

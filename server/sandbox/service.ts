@@ -1,3 +1,13 @@
+/**
+ * The sandbox service: what ties SANDBOX workloads to running sandboxes. It sets the lifecycle
+ * hooks (deploy, delete, update), finds the sandbox an operation targets and checks where it
+ * must be, freezes and thaws, forks and publishes, and mints access tickets. The routes
+ * (routes/) translate requests into its calls and runtime failures into API errors
+ * (routes/common.ts); its own rule violations are ApiErrors with the spec's codes, as in the
+ * other services. The sandboxes themselves are in pools.ts (over the runtime in runtime/), the
+ * rules of what a request may act on in targets.ts, the timers in timers.ts, published files in
+ * snapshots.ts, tickets in tickets.ts.
+ */
 import {
   LIMITS,
   nameViolation,
@@ -9,29 +19,27 @@ import type { ServerContext } from "../context.ts";
 import { ApiError, violationError } from "../http/errors.ts";
 import type { SandboxTemplateRecord, WorkloadRecord } from "../store/records.ts";
 import { SandboxPools, type LiveSandbox, type Pool, type Target } from "./pools.ts";
-import { bubblewrapStatus } from "./runtime.ts";
+import { bubblewrapStatus } from "./runtime/index.ts";
 import { Snapshots } from "./snapshots.ts";
 import type { SandboxTemplateService } from "../templates/sandbox-templates.ts";
 import { AccessTickets } from "./tickets.ts";
 import { SandboxTargets, type Need } from "./targets.ts";
 import { SandboxTimers } from "./timers.ts";
 
-/**
- * The sandbox service: what ties SANDBOX workloads to running sandboxes. It sets the lifecycle
- * hooks (deploy, delete, update), finds the sandbox an operation targets and checks where it
- * must be, freezes and thaws, forks and publishes, and mints access tickets. Routes
- * (server/routes/sandbox-*.ts) translate requests into its calls and runtime failures into API
- * errors (routes/sandbox-http.ts); its own rule violations are ApiErrors with the spec's codes,
- * as in the other services. The sandboxes themselves are in pools.ts, the rules of what a
- * request may act on in targets.ts, the timers in timers.ts, published files in snapshots.ts,
- * tickets in tickets.ts.
- */
-
 /** Name of a fork made without a name: `{parent}-fork`, the parent's part cut to keep 32 characters. */
 export function forkName(parent: string): string {
   const suffix = "-fork";
   const base = parent.slice(0, LIMITS.workloadNameMax - suffix.length).replace(/-+$/, "");
   return `${base}${suffix}`;
+}
+
+/** 409 WORKLOAD_SANDBOX_INVALID_STATE unless the target's workload has the status an action needs. */
+function requireStatus(t: Target, action: string, status: "running" | "frozen"): void {
+  if (t.w.status !== status)
+    throw new ApiError(
+      "WORKLOAD_SANDBOX_INVALID_STATE",
+      `cannot ${action} sandbox ${t.w.uid}: its status is ${t.w.status}, not ${status}`,
+    );
 }
 
 interface SandboxExt {
@@ -226,22 +234,14 @@ export class SandboxService {
     reason = "Freeze",
     message = "sandbox frozen: processes stopped, files kept",
   ): Promise<void> {
-    if (t.w.status !== "running")
-      throw new ApiError(
-        "WORKLOAD_SANDBOX_INVALID_STATE",
-        `cannot freeze sandbox ${t.w.uid}: its status is ${t.w.status}, not running`,
-      );
+    requireStatus(t, "freeze", "running");
     await t.rt.freeze(t.live.id);
     const cur = this.store.workloads.get(t.w.uid);
     if (cur && cur.status === "running") this.lc.transition(cur, "frozen", { reason, message });
   }
 
   async thaw(t: Target): Promise<void> {
-    if (t.w.status !== "frozen")
-      throw new ApiError(
-        "WORKLOAD_SANDBOX_INVALID_STATE",
-        `cannot thaw sandbox ${t.w.uid}: its status is ${t.w.status}, not frozen`,
-      );
+    requireStatus(t, "thaw", "frozen");
     await t.rt.thaw(t.live.id);
     t.live.activity = Date.now();
     const cur = this.store.workloads.get(t.w.uid);

@@ -1,8 +1,10 @@
+// The files of published (USER) sandbox templates: one snapshot directory per template.
+
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import type { Store } from "../store/store.ts";
-import type { SandboxRuntime } from "./runtime.ts";
+import type { SandboxRuntime } from "./runtime/index.ts";
 
 /**
  * The files of published (USER) sandbox templates: one snapshot directory per template under

@@ -1,10 +1,13 @@
+// What a sandbox request acts on: the workload's live sandbox in the request's pool, where it
+// must be for the operation, and its terminals and desktop.
+
 import type * as net from "node:net";
 import { TERMINAL_ID } from "../../api/index.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import type { WorkloadRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import type { Pool, SandboxPools, Target } from "./pools.ts";
-import { DESKTOP_RFB_PORT, type TerminalSession } from "./runtime.ts";
+import { DESKTOP_RFB_PORT, type TerminalSession } from "./runtime/index.ts";
 
 /** Where the target of an operation must be. */
 export type Need = "running" | "deployed" | "present";

@@ -1,9 +1,9 @@
+// One-time access tickets for the terminal and desktop WebSockets of sandboxes.
+
 import { randomBytes } from "node:crypto";
 import { ApiError } from "../http/errors.ts";
 import type { Clock } from "../common/util.ts";
-
-/** The two independent sandbox pools (X-Deployment-Type master and shadow). */
-export type Pool = "master" | "shadow";
+import type { Pool } from "./pools.ts";
 
 /** How long an expired access ticket is remembered (to answer "expired" rather than "unknown"). */
 const TICKET_GRACE_MS = 5 * 60_000;

@@ -1,3 +1,6 @@
+// The sandbox timers: idle timeouts, TTLs, sandboxes that stopped on their own, expired access
+// tickets and orphan snapshots, checked in one periodic sweep.
+
 import type { Lifecycle } from "../workloads/lifecycle.ts";
 import type { Clock } from "../common/util.ts";
 import type { Store } from "../store/store.ts";

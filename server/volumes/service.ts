@@ -10,8 +10,8 @@ import { refuseWhileUsed } from "../workloads/checks.ts";
 
 /**
  * Volumes (spec 4.5): a volume is registered on a RENTAL inventory resource and provisioned when
- * the workload it is mounted on deploys (volume-state.ts). PATCH renames it. Delete is a hard
- * delete; a volume attached to a live workload is refused (409 VOLUME_IN_USE).
+ * the workload it is mounted on deploys (workloads/volume-states.ts). PATCH renames it. Delete is
+ * a hard delete; a volume attached to a live workload is refused (409 VOLUME_IN_USE).
  */
 export class VolumeService extends ResourceCollection<VolumeRecord, VolumePatch> {
   private readonly states: VolumeStates;

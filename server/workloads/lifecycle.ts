@@ -50,7 +50,7 @@ export interface LifecycleOptions {
  * The workload state machine: deploy, redeploy, suspend, reboot, delete, provisioning timers
  * (which resume after a restart) and events. Deploy checks credits (billing.ts) and capacity
  * (capacity.ts) and follows the admin's provisioning rules (provisioning-rules.ts); volumes
- * mounted on a workload follow its status (volume-state.ts). Emits "workload-event" (workload,
+ * mounted on a workload follow its status (volume-states.ts). Emits "workload-event" (workload,
  * stored event) and "volume-event" for every record written.
  */
 export class Lifecycle extends EventEmitter {

@@ -208,7 +208,7 @@ describe("the packed package, installed into an empty project", () => {
         "dist/provider/dynamic.js",
         "dist/dynamic/provider/dynamic/adapter.js",
         "dist/dynamic/client/client.js",
-        "dist/server/sandbox/agent.mts",
+        "dist/server/sandbox/runtime/agent.mts",
         "dist/server/dashboard/public/index.html",
       ]),
     );

@@ -1,14 +1,13 @@
-import { ApiError } from "../../http/errors.ts";
-import { NEXT, type Handler, type RequestContext } from "../../http/router.ts";
-import { SandboxError } from "../runtime.ts";
-import type { Pool, Target } from "../pools.ts";
-import type { SandboxService } from "../service.ts";
-import type { Need } from "../targets.ts";
-
 /**
  * What the sandbox routes share: the guard that steps aside while another module owns
  * sandboxes, the sandbox a request targets, and runtime failures translated into API errors.
  */
+import { ApiError } from "../../http/errors.ts";
+import { NEXT, type Handler, type RequestContext } from "../../http/router.ts";
+import { SandboxError } from "../runtime/index.ts";
+import type { Pool, Target } from "../pools.ts";
+import type { SandboxService } from "../service.ts";
+import type { Need } from "../targets.ts";
 
 /** What an operation was on, for the error code of a runtime NOT_FOUND. */
 type ErrorKind = "file" | "terminal" | "sandbox";

@@ -1,3 +1,6 @@
+// Routes of a sandbox's files: GET and PUT .../files, the guest path checked, contents streamed
+// as base64 JSON.
+
 import { SANDBOXES } from "../../../api/endpoints/index.ts";
 import { LIMITS } from "../../../api/index.ts";
 import type { ServerContext } from "../../context.ts";
@@ -5,7 +8,7 @@ import { serve } from "../../http/endpoints.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { RequestContext } from "../../http/router.ts";
 import type { SandboxService } from "../service.ts";
-import type { FileStream } from "../runtime.ts";
+import type { FileStream } from "../runtime/index.ts";
 import { readFileUpload } from "./file-upload.ts";
 import { runOn, sandboxRoute, targetOf } from "./common.ts";
 

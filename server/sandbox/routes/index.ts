@@ -1,3 +1,5 @@
+// The sandbox route module: starts the sandbox service and registers the sandbox routes.
+
 import type { ServerContext } from "../../context.ts";
 import { SandboxService } from "../service.ts";
 import { registerSandboxFileRoutes } from "./files.ts";

@@ -1,3 +1,5 @@
+// Routes of the operations on sandboxes: deploy pool, freeze, thaw, fork, publish, exec.
+
 import { SANDBOXES, WORKLOADS } from "../../../api/endpoints/index.ts";
 import { LIMITS } from "../../../api/index.ts";
 import type { ServerContext } from "../../context.ts";

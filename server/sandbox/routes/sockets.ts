@@ -1,3 +1,6 @@
+// The terminal and desktop WebSockets of sandboxes: the ticket or token handshake, then bytes
+// relayed both ways.
+
 import type { IncomingMessage } from "node:http";
 import type * as net from "node:net";
 import type { Duplex } from "node:stream";
@@ -8,7 +11,7 @@ import { bearer, checkWebSocketHandshake, writeSocketError } from "../../http/se
 import type { Pool } from "../pools.ts";
 import type { SandboxService } from "../service.ts";
 import { connectDesktop, terminalOf } from "../targets.ts";
-import type { TerminalSession } from "../runtime.ts";
+import type { TerminalSession } from "../runtime/index.ts";
 import { sandboxApiError } from "./common.ts";
 
 const TERMINAL_WS = /^\/orgs\/([^/]+)\/workloads\/([^/]+)\/terminals\/([^/]+)\/ws\/?$/;

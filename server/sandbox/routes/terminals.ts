@@ -1,3 +1,5 @@
+// Routes of access tickets, terminal sessions and the desktop description of sandboxes.
+
 import type { IncomingMessage } from "node:http";
 import { LIMITS, TERMINAL_ID, type Reason, type TerminalSession } from "../../../api/index.ts";
 import { SANDBOXES } from "../../../api/endpoints/index.ts";
@@ -7,7 +9,7 @@ import { ApiError } from "../../http/errors.ts";
 import type { RequestContext } from "../../http/router.ts";
 import type { SandboxService } from "../service.ts";
 import { desktopOf } from "../targets.ts";
-import type { TerminalSession as RuntimeTerminal } from "../runtime.ts";
+import type { TerminalSession as RuntimeTerminal } from "../runtime/index.ts";
 import { sandboxApiError, sandboxRoute, targetInPool, targetOf } from "./common.ts";
 
 /** An optional JSON object body with only `fields`, each an integer in [min, max] when present. */

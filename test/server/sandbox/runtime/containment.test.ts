@@ -1,15 +1,15 @@
-// Tests of server/sandbox on real bubblewrap sandboxes (needs the Debian packages listed in
-// server/sandbox/DEBIAN_PACKAGES): what a sandbox cannot do to the host or its
-// neighbours: identity, environment, user namespaces, and the process, memory and disk limits
-// (server/sandbox/limits.ts).
+// Tests of the sandbox runtime (server/sandbox/runtime/) on real bubblewrap sandboxes (needs the
+// Debian packages listed in server/sandbox/runtime/DEBIAN_PACKAGES): what a sandbox cannot do to
+// the host or its neighbours: identity, environment, user namespaces, and the process, memory and
+// disk limits (server/sandbox/runtime/limits.ts).
 
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pidsInNamespace } from "../../../server/sandbox/procfs.ts";
-import { waitFor } from "../../helpers/wait.ts";
-import { nextId, useRuntime } from "./runtime-fixture.ts";
+import { pidsInNamespace } from "../../../../server/sandbox/runtime/procfs.ts";
+import { waitFor } from "../../../helpers/wait.ts";
+import { nextId, useRuntime } from "./fixtures.ts";
 
 // A runtime beside the limited one below, with a sandbox that must keep working through it all.
 const neighbour = useRuntime();

@@ -1,16 +1,16 @@
-// Tests of server/sandbox on real bubblewrap sandboxes (needs the Debian packages listed in
-// server/sandbox/DEBIAN_PACKAGES): the end of a sandbox (teardown in
-// server/sandbox/launch.ts): every process killed and every file removed, whatever state it was in,
-// and sandboxes that die with the server process.
+// Tests of the sandbox runtime (server/sandbox/runtime/) on real bubblewrap sandboxes (needs the
+// Debian packages listed in server/sandbox/runtime/DEBIAN_PACKAGES): the end of a sandbox (teardown
+// in server/sandbox/runtime/launch.ts): every process killed and every file removed, whatever state
+// it was in, and sandboxes that die with the server process.
 
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { livePidsInNamespace, pidsInNamespace, readStat } from "../../../server/sandbox/procfs.ts";
-import { SandboxRuntime } from "../../../server/sandbox/runtime.ts";
-import { waitFor } from "../../helpers/wait.ts";
-import { expectCode, nextId, useRuntime } from "./runtime-fixture.ts";
+import { livePidsInNamespace, pidsInNamespace, readStat } from "../../../../server/sandbox/runtime/procfs.ts";
+import { SandboxRuntime } from "../../../../server/sandbox/runtime/index.ts";
+import { waitFor } from "../../../helpers/wait.ts";
+import { expectCode, nextId, useRuntime } from "./fixtures.ts";
 
 const { rt, rootDir, sh, hostPids } = useRuntime();
 
@@ -74,7 +74,7 @@ describe("destroy and shutdown", () => {
 
   it("sandbox processes die with the server process", async () => {
     const script = path.join(rootDir, "orphan.ts");
-    const runtimeUrl = new URL("../../../server/sandbox/runtime.ts", import.meta.url).href;
+    const runtimeUrl = new URL("../../../../server/sandbox/runtime/index.ts", import.meta.url).href;
     fs.writeFileSync(
       script,
       `import { SandboxRuntime } from ${JSON.stringify(runtimeUrl)};

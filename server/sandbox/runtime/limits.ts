@@ -1,5 +1,5 @@
 // Per-sandbox resource limits: processes, memory and disk, and the host mechanisms that
-// enforce them (see README.md "Containment").
+// enforce them (see ../README.md, "Limits").
 //
 // - processes: RLIMIT_NPROC, set inside the sandbox's user namespace (the kernel counts
 //   processes per user namespace and uid, so each sandbox has its own count) and, when

@@ -1,11 +1,7 @@
-// Runtime of SANDBOX workloads: real isolated Linux environments made with bubblewrap, one
-// long-lived `bwrap` per sandbox with a small agent inside (agent.mts). The design (namespaces,
-// identity, limits, the agent's protocol, files, terminals, desktop, freeze, fork and snapshot)
-// is described in README.md.
-//
-// This file holds SandboxRuntime, the runtime's public surface: one method per operation on a
-// sandbox by id. The work is done by launch.ts (start and teardown of one sandbox), control.ts
-// (the agent's protocol), files.ts (file I/O) and sessions.ts (terminals, desktop).
+// SandboxRuntime, the runtime's operations on sandboxes by id: one long-lived `bwrap` per
+// sandbox with a small agent inside (agent.mts). The work is done by launch.ts (start and
+// teardown of one sandbox), control.ts (the agent's protocol), files.ts (file I/O) and
+// sessions.ts (terminals, desktop); the design is described in ../README.md.
 
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
@@ -37,14 +33,6 @@ import {
 import { continueNamespace, stopNamespace } from "./procfs.ts";
 import { closeTerminal, connectDesktop, desktopInfo, openTerminal } from "./sessions.ts";
 import type { TerminalInfo, TerminalSession } from "./terminal.ts";
-
-export { bubblewrapStatus } from "./bwrap.ts";
-export { MAX_EXEC_OUTPUT_BYTES, MAX_FILE_BYTES, type SandboxSpec } from "./control.ts";
-export { SandboxError, type SandboxErrorCode } from "./errors.ts";
-export type { FileStream } from "./files.ts";
-export { DESKTOP_RFB_PORT } from "./sessions.ts";
-export type { TerminalInfo, TerminalSession } from "./terminal.ts";
-export { DEFAULT_LIMITS, type SandboxLimits } from "./limits.ts";
 
 /** exec's exit code when the timeout killed the command (as coreutils `timeout`). */
 export const EXEC_TIMEOUT_CODE = 124;

@@ -223,23 +223,17 @@ export async function request(sb: Sandbox, msg: Record<string, unknown>, timeout
   checkRunning(sb);
   const id = sb.nextReq++;
   return new Promise<Reply>((resolve, reject) => {
-    let timer: NodeJS.Timeout;
-    const arm = () => {
-      timer = setTimeout(() => {
-        // Time spent frozen does not count.
-        if (sb.state === "frozen" || sb.pause) return arm();
-        sb.pending.delete(id);
-        reject(new SandboxError("UNAVAILABLE", `sandbox ${sb.id} did not answer (${String(msg.op)})`));
-      }, timeoutMs);
-    };
-    arm();
+    const cancel = runningTimeout(sb, timeoutMs, () => {
+      sb.pending.delete(id);
+      reject(new SandboxError("UNAVAILABLE", `sandbox ${sb.id} did not answer (${String(msg.op)})`));
+    });
     sb.pending.set(id, {
       resolve: (r) => {
-        clearTimeout(timer);
+        cancel();
         resolve(r);
       },
       reject: (e) => {
-        clearTimeout(timer);
+        cancel();
         reject(e);
       },
     });
@@ -250,25 +244,36 @@ export async function request(sb: Sandbox, msg: Record<string, unknown>, timeout
 /** Rejects with UNAVAILABLE if p has not settled after ms of the sandbox running (frozen time does not count). */
 export function deadline<T>(sb: Sandbox, p: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    let timer: NodeJS.Timeout;
-    const arm = () => {
-      timer = setTimeout(() => {
-        if (sb.state === "frozen" || sb.pause) return arm();
-        reject(new SandboxError("UNAVAILABLE", `sandbox ${sb.id}: ${what} did not complete`));
-      }, ms);
-    };
-    arm();
+    const cancel = runningTimeout(sb, ms, () =>
+      reject(new SandboxError("UNAVAILABLE", `sandbox ${sb.id}: ${what} did not complete`)),
+    );
     p.then(
       (v) => {
-        clearTimeout(timer);
+        cancel();
         resolve(v);
       },
       (e: unknown) => {
-        clearTimeout(timer);
+        cancel();
         reject(e as Error);
       },
     );
   });
+}
+
+/**
+ * Calls onTimeout once the sandbox has run for ms (time spent frozen, or stopped for a copy, does
+ * not count); the function returned cancels it.
+ */
+function runningTimeout(sb: Sandbox, ms: number, onTimeout: () => void): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    timer = setTimeout(() => {
+      if (sb.state === "frozen" || sb.pause) return arm();
+      onTimeout();
+    }, ms);
+  };
+  arm();
+  return () => clearTimeout(timer);
 }
 
 /** Fire-and-forget request (terminal resize/kill); delivered even while frozen (queued). */

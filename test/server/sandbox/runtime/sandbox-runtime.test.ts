@@ -1,13 +1,14 @@
-// Tests of server/sandbox on real bubblewrap sandboxes (needs the Debian packages listed in
-// server/sandbox/DEBIAN_PACKAGES): the operations of SandboxRuntime
-// (server/sandbox/runtime.ts) on live sandboxes: freeze and thaw, fork and snapshot, SSH keys.
+// Tests of the sandbox runtime (server/sandbox/runtime/) on real bubblewrap sandboxes (needs the
+// Debian packages listed in server/sandbox/runtime/DEBIAN_PACKAGES): the operations of
+// SandboxRuntime (server/sandbox/runtime/sandbox-runtime.ts) on live sandboxes: freeze and thaw,
+// fork and snapshot, SSH keys.
 
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { pidsInNamespace, readStat } from "../../../server/sandbox/procfs.ts";
-import { waitFor } from "../../helpers/wait.ts";
-import { expectCode, nextId, terminalOutput, useRuntime } from "./runtime-fixture.ts";
+import { pidsInNamespace, readStat } from "../../../../server/sandbox/runtime/procfs.ts";
+import { waitFor } from "../../../helpers/wait.ts";
+import { expectCode, nextId, terminalOutput, useRuntime } from "./fixtures.ts";
 
 const { rt, rootDir, sh, hostPids } = useRuntime();
 

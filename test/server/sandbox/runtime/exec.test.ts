@@ -1,10 +1,11 @@
-// Tests of server/sandbox on real bubblewrap sandboxes (needs the Debian packages listed in
-// server/sandbox/DEBIAN_PACKAGES): exec in a sandbox (SandboxRuntime.exec, through
-// the agent): output, exit codes, timeouts, background processes, limits.
+// Tests of the sandbox runtime (server/sandbox/runtime/) on real bubblewrap sandboxes (needs the
+// Debian packages listed in server/sandbox/runtime/DEBIAN_PACKAGES): exec in a sandbox
+// (SandboxRuntime.exec, through the agent): output, exit codes, timeouts, background processes,
+// limits.
 
 import { describe, expect, it } from "vitest";
-import { MAX_EXEC_OUTPUT_BYTES } from "../../../server/sandbox/runtime.ts";
-import { expectCode, useRuntime } from "./runtime-fixture.ts";
+import { MAX_EXEC_OUTPUT_BYTES } from "../../../../server/sandbox/runtime/index.ts";
+import { expectCode, useRuntime } from "./fixtures.ts";
 
 const { rt, sh, sandbox } = useRuntime();
 

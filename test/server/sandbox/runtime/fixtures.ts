@@ -6,14 +6,14 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
-import { pidsInNamespace } from "../../../server/sandbox/procfs.ts";
+import { pidsInNamespace } from "../../../../server/sandbox/runtime/procfs.ts";
 import {
   bubblewrapStatus,
   SandboxError,
   SandboxRuntime,
   type SandboxRuntimeOptions,
   type TerminalSession,
-} from "../../../server/sandbox/runtime.ts";
+} from "../../../../server/sandbox/runtime/index.ts";
 
 export interface RuntimeFixture {
   rt: SandboxRuntime;

@@ -1,5 +1,5 @@
 // Files of a sandbox, read and written by its agent inside the sandbox's own mount namespace
-// (see README.md, "Files"): the guest path rules, and the byte streams over the control socket.
+// (see ../README.md, "Files"): the guest path rules, and the byte streams over the control socket.
 
 import * as path from "node:path";
 import type { Readable } from "node:stream";

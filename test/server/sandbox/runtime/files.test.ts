@@ -1,15 +1,15 @@
-// Tests of server/sandbox on real bubblewrap sandboxes (needs the Debian packages listed in
-// server/sandbox/DEBIAN_PACKAGES): reading and writing a sandbox's files from the
-// host side (SandboxRuntime.readFile/writeFile), and no path, symlink, fork or snapshot that leads
-// out of the sandbox's own files.
+// Tests of the sandbox runtime (server/sandbox/runtime/) on real bubblewrap sandboxes (needs the
+// Debian packages listed in server/sandbox/runtime/DEBIAN_PACKAGES): reading and writing a
+// sandbox's files from the host side (SandboxRuntime.readFile/writeFile), and no path, symlink,
+// fork or snapshot that leads out of the sandbox's own files.
 
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_FILE_BYTES, SandboxError } from "../../../server/sandbox/runtime.ts";
-import { expectCode, nextId, useRuntime } from "./runtime-fixture.ts";
+import { MAX_FILE_BYTES, SandboxError } from "../../../../server/sandbox/runtime/index.ts";
+import { expectCode, nextId, useRuntime } from "./fixtures.ts";
 
 const { rt, rootDir, sh, sandbox } = useRuntime();
 

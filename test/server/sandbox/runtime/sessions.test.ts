@@ -1,13 +1,14 @@
-// Tests of server/sandbox on real bubblewrap sandboxes (needs the Debian packages listed in
-// server/sandbox/DEBIAN_PACKAGES): sessions (server/sandbox/sessions.ts), that is terminals on a
-// real PTY (server/sandbox/terminal.ts) and the desktop's VNC server.
+// Tests of the sandbox runtime (server/sandbox/runtime/) on real bubblewrap sandboxes (needs the
+// Debian packages listed in server/sandbox/runtime/DEBIAN_PACKAGES): sessions
+// (server/sandbox/runtime/sessions.ts), that is terminals on a real PTY
+// (server/sandbox/runtime/terminal.ts) and the desktop's VNC server.
 
 import type * as net from "node:net";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SandboxRuntime } from "../../../server/sandbox/runtime.ts";
-import { waitFor } from "../../helpers/wait.ts";
-import { expectCode, nextId, terminalOutput, useRuntime } from "./runtime-fixture.ts";
+import { SandboxRuntime } from "../../../../server/sandbox/runtime/index.ts";
+import { waitFor } from "../../../helpers/wait.ts";
+import { expectCode, nextId, terminalOutput, useRuntime } from "./fixtures.ts";
 
 const { rt, rootDir, sh, sandbox } = useRuntime();
 

@@ -1,4 +1,4 @@
-// Interactive sessions of a sandbox (see README.md, "Terminals" and "Desktop"): terminals on a
+// Interactive sessions of a sandbox (see ../README.md, "Terminals" and "Desktop"): terminals on a
 // PTY inside the sandbox and the connection to its desktop's RFB server, each a byte stream over
 // the control socket.
 

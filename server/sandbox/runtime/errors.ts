@@ -1,3 +1,5 @@
+// The runtime's errors: SandboxError and its codes.
+
 /** Error codes of the sandbox runtime; the HTTP layer maps them to API errors. */
 export type SandboxErrorCode =
   "NOT_FOUND" | "INVALID_PATH" | "TOO_LARGE" | "INVALID_STATE" | "UNAVAILABLE" | "NO_DESKTOP" | "LIMIT";

@@ -1,14 +1,15 @@
-// Tests of server/sandbox on real bubblewrap sandboxes (needs the Debian packages listed in
-// server/sandbox/DEBIAN_PACKAGES): the namespaces and mounts bubblewrap gives a
-// sandbox (server/sandbox/bwrap.ts), and what happens without a working bubblewrap.
+// Tests of the sandbox runtime (server/sandbox/runtime/) on real bubblewrap sandboxes (needs the
+// Debian packages listed in server/sandbox/runtime/DEBIAN_PACKAGES): the namespaces and mounts
+// bubblewrap gives a sandbox (server/sandbox/runtime/bwrap.ts), and what happens without a working
+// bubblewrap.
 
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { bubblewrapStatus, SandboxRuntime } from "../../../server/sandbox/runtime.ts";
-import { expectCode, nextId, useRuntime } from "./runtime-fixture.ts";
+import { bubblewrapStatus, SandboxRuntime } from "../../../../server/sandbox/runtime/index.ts";
+import { expectCode, nextId, useRuntime } from "./fixtures.ts";
 
 const { rt, rootDir, sh, hostPids, sandbox } = useRuntime();
 
