@@ -33,6 +33,44 @@ export function relativeLinks(text: string): string[] {
   return out;
 }
 
+/** The folders and root files of the repository a backticked path can start with. */
+const REPO_TOP =
+  /^(api|bench|bin|client|docs|examples|provider|scripts|sdk|server|test|tools|\.ci)\/|^(package\.json|schema\.json|PulumiPlugin\.yaml|tsconfig(\.build)?\.json|vitest\.config\.ts|eslint\.config\.js)$/;
+
+/**
+ * The repository paths a page names in inline code outside code blocks: spans that start with a
+ * top folder (`provider/core/lifecycle.ts`) or are a root file, written without spaces. A
+ * trailing `:LINE`, `#anchor` or `/` is dropped; spans with placeholders (`<kind>`, `{uid}`,
+ * `...`) are not paths. A `*` stays in, as a glob one file must match.
+ */
+export function repoPaths(text: string): string[] {
+  const out = new Set<string>();
+  const code = text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "");
+  for (const m of code.matchAll(/`([^`\s]+)`/g)) {
+    const span = m[1]!.replace(/(:\d+(-\d+)?|#.*)$/, "").replace(/\/$/, "");
+    if (!REPO_TOP.test(span) && !REPO_TOP.test(`${span}/`)) continue;
+    if (/[<>{}]|\.\.\.|\$/.test(span)) continue;
+    out.add(span);
+  }
+  return [...out];
+}
+
+/** Every Markdown file of the repository a reader meets, generated SDKs and the changelog apart. */
+export function allDocs(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(join(REPO_ROOT, dir), { withFileTypes: true })) {
+      if (e.name.startsWith(".") || e.name === "node_modules" || e.name === "dist") continue;
+      const rel = dir ? join(dir, e.name) : e.name;
+      if (e.isDirectory()) {
+        if (rel !== "sdk" && rel !== "test") walk(rel);
+      } else if (e.name.endsWith(".md") && rel !== "CHANGELOG.md") out.push(rel);
+    }
+  };
+  walk("");
+  return out.sort();
+}
+
 /** The anchors the headings of a page make, as GitHub spells them. */
 export function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
