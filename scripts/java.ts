@@ -18,7 +18,8 @@ import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { run, runMain, runStep, SCHEMA, SDK_DIR } from "./languages.ts";
 import { offlineEnv } from "./offline-stack.ts";
-import { REPO_ROOT, ensureCachedBuild, ensurePulumi, pulumiRoot } from "./pulumi-toolchain.ts";
+import { REPO_ROOT } from "./repo-root.ts";
+import { ensureCachedBuild, ensurePulumi, pulumiRoot } from "./pulumi-toolchain.ts";
 
 const WRAPPER_DIR = join(REPO_ROOT, "tools", "pulumi-java");
 const HOST_PACKAGE = "github.com/pulumi/pulumi-java/pkg/cmd/pulumi-language-java";

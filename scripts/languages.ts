@@ -14,7 +14,8 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { REPO_ROOT, pulumiRoot, pulumiVersion } from "./pulumi-toolchain.ts";
+import { REPO_ROOT } from "./repo-root.ts";
+import { pulumiRoot, pulumiVersion } from "./pulumi-toolchain.ts";
 
 const GEN_SDK_DIR = join(REPO_ROOT, "tools", "gen-sdk");
 export const SCHEMA = join(REPO_ROOT, "schema.json");

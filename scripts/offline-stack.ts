@@ -14,7 +14,8 @@ import {
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
-import { REPO_ROOT, pulumiRoot, pulumiVersion } from "./pulumi-toolchain.ts";
+import { REPO_ROOT } from "./repo-root.ts";
+import { pulumiRoot, pulumiVersion } from "./pulumi-toolchain.ts";
 
 export interface OfflineStackOptions {
   projectName: string;

@@ -30,7 +30,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { publishJavaSdk, schemaVersion } from "./java.ts";
 import { ensureGenSdk, run, SCHEMA, SDK_DIR, VENV_PYTHON } from "./languages.ts";
-import { REPO_ROOT } from "./pulumi-toolchain.ts";
+import { REPO_ROOT } from "./repo-root.ts";
 
 /**
  * The module path of the published Go SDK. In the checkout, Go programs use the generated

@@ -16,10 +16,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { delimiter, dirname, join } from "node:path";
+import { REPO_ROOT } from "./repo-root.ts";
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const WRAPPER_DIR = join(REPO_ROOT, "tools", "pulumi-cli");
 const YAML_WRAPPER_DIR = join(REPO_ROOT, "tools", "pulumi-yaml");
 const YAML_PACKAGE = "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml";

@@ -13,7 +13,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer } from "../server/index.ts";
-import { REPO_ROOT } from "./pulumi-toolchain.ts";
+import { REPO_ROOT } from "./repo-root.ts";
 import {
   CONFIG_FILE,
   PROGRAM,

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { offlineEnv, offlineStack } from "./offline-stack.ts";
-import { REPO_ROOT } from "./pulumi-toolchain.ts";
+import { REPO_ROOT } from "./repo-root.ts";
 
 export type FrontEndName = "dynamic" | "native";
 export const UPGRADE_FRONT_ENDS: FrontEndName[] = ["dynamic", "native"];

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { anchors, docPages, relativeLinks, runnableBlocks } from "../helpers/markdown.ts";
 
 describe("documentation links", () => {

@@ -5,7 +5,7 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { admin, api } from "../helpers/http.ts";
 import { programDir, run, type ProgramDir } from "../helpers/languages.ts";
 import { useTestServer } from "../helpers/server.ts";

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GO_BUILD_ENV } from "../../scripts/languages.ts";
-import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
 import { filesContaining, printedOutputs, programDir, run } from "../helpers/languages.ts";

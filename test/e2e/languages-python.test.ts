@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VENV_PYTHON } from "../../scripts/languages.ts";
-import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
 import { filesContaining, printedOutputs, programDir, run } from "../helpers/languages.ts";

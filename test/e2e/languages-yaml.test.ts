@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { api } from "../helpers/http.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";

@@ -20,7 +20,8 @@ import { delimiter, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PASSPHRASE } from "../../scripts/offline-stack.ts";
-import { REPO_ROOT, pulumiRoot, pulumiVersion } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
+import { pulumiRoot, pulumiVersion } from "../../scripts/pulumi-toolchain.ts";
 import { tofuPath } from "../../scripts/tofu-toolchain.ts";
 import { DEMO_TOKEN } from "../helpers/http.ts";
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFINITIONS } from "../../provider/registry.ts";
 import { fileOf } from "../../scripts/gen/sdk-classes.ts";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
-import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { GO_BUILD_ENV, VENV_PYTHON } from "../../scripts/languages.ts";
 import { api } from "../helpers/http.ts";
 import { programDir, run } from "../helpers/languages.ts";

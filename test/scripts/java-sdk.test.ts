@@ -9,7 +9,7 @@ import {
   schemaVersion,
   sdkPom,
 } from "../../scripts/java.ts";
-import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
 
 const GRADLE = `dependencies {
     implementation("com.google.code.findbugs:jsr305:3.0.2")
