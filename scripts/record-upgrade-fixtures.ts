@@ -17,17 +17,13 @@ import { REPO_ROOT } from "./repo-root.ts";
 import {
   CONFIG_FILE,
   PROGRAM,
+  RECORDED_SECRETS,
   UPGRADE_FRONT_ENDS,
   upgradeStack,
   type FrontEndName,
 } from "./upgrade-stacks.ts";
 
 const TOKEN = "demo-token";
-/** Secrets of the recorded stacks: test values, kept encrypted in the state. */
-export const RECORDED_SECRETS = {
-  vmPassword: "upgrade-vm-pass-3f9c",
-  registryPassword: "upgrade-registry-pass-7b21",
-};
 
 const version = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
   .version;

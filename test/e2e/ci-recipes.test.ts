@@ -2,12 +2,12 @@
  * The CI recipes of examples/ci run as a CI job runs them: `pulumi-ci.sh preview|up|drift` in a
  * project directory with the real CLI, against the embedded server.
  */
-import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { admin, api } from "../helpers/http.ts";
-import { programDir, run, type ProgramDir } from "../helpers/languages.ts";
+import { run, runProcess } from "../../scripts/run.ts";
+import { programDir, type ProgramDir } from "../helpers/languages.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
 
@@ -15,18 +15,10 @@ const SCRIPT = join(REPO_ROOT, "examples", "ci", "pulumi-ci.sh");
 const STACK_LIFE_MS = 300_000;
 
 /** `pulumi-ci.sh <mode>` in the project: its exit code and everything it printed. */
-function recipe(p: ProgramDir, mode: string): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      "bash",
-      [SCRIPT, mode],
-      { cwd: p.project, env: { ...p.env, PULUMI_STACK: "prod" }, encoding: "utf8", maxBuffer: 64 << 20 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
-        resolve({ code, out: `${stdout}${stderr}` });
-      },
-    );
-  });
+async function recipe(p: ProgramDir, mode: string): Promise<{ code: number; out: string }> {
+  const env = { ...p.env, PULUMI_STACK: "prod" };
+  const r = await runProcess("bash", [SCRIPT, mode], { cwd: p.project, env, allowFailure: true });
+  return { code: r.code ?? -1, out: r.stdout + r.stderr };
 }
 
 describe("examples/ci/pulumi-ci.sh", () => {
@@ -93,12 +85,9 @@ describe("examples/ci/pulumi-ci.sh", () => {
   );
 
   it("refuses to run without a stack name, naming PULUMI_STACK", async () => {
-    const out = await new Promise<{ code: number; text: string }>((resolve) =>
-      execFile("bash", [SCRIPT, "drift"], { env: { PATH: process.env.PATH ?? "" } }, (err, _o, stderr) =>
-        resolve({ code: (err?.code as number) ?? 0, text: stderr }),
-      ),
-    );
+    const env = { PATH: process.env.PATH ?? "" };
+    const out = await runProcess("bash", [SCRIPT, "drift"], { env, allowFailure: true });
     expect(out.code).toBe(2);
-    expect(out.text).toContain("PULUMI_STACK is not set");
+    expect(out.stderr).toContain("PULUMI_STACK is not set");
   });
 });

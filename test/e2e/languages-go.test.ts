@@ -2,11 +2,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GO_BUILD_ENV } from "../../scripts/languages.ts";
+import { GO_BUILD_ENV } from "../../scripts/toolchain/go-build.ts";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
-import { filesContaining, printedOutputs, programDir, run } from "../helpers/languages.ts";
+import { run } from "../../scripts/run.ts";
+import { filesContaining, printedOutputs, programDir } from "../helpers/languages.ts";
 
 const EXAMPLE = join(REPO_ROOT, "examples", "go-vm");
 const VM_PASSWORD = "go-vm-pass-3b9f";

@@ -7,12 +7,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JAVA_EXAMPLE, JAVA_SDK_DIR, publishJavaSdk } from "../../scripts/java.ts";
+import { JAVA_EXAMPLE, JAVA_SDK_DIR, publishJavaSdk } from "../../scripts/toolchain/java.ts";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
-import { pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
+import { pulumiRoot } from "../../scripts/toolchain/pulumi.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
-import { filesContaining, programDir, run, type ProgramDir } from "../helpers/languages.ts";
+import { run } from "../../scripts/run.ts";
+import { filesContaining, programDir, type ProgramDir } from "../helpers/languages.ts";
 
 /** Every CLI run starts Maven (compile, exec:java) once or twice on a busy two-core machine. */
 const STACK_LIFE_MS = 900_000;

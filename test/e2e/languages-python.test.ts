@@ -3,11 +3,12 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { VENV_PYTHON } from "../../scripts/languages.ts";
+import { VENV_PYTHON } from "../../scripts/toolchain/languages.ts";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
-import { filesContaining, printedOutputs, programDir, run } from "../helpers/languages.ts";
+import { run } from "../../scripts/run.ts";
+import { filesContaining, printedOutputs, programDir } from "../helpers/languages.ts";
 import { runnableBlocks } from "../helpers/markdown.ts";
 
 describe("examples/python-sandbox through Python's Automation API", () => {

@@ -9,7 +9,8 @@ import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { api } from "../helpers/http.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
-import { filesContaining, programDir, run, type ProgramDir } from "../helpers/languages.ts";
+import { run } from "../../scripts/run.ts";
+import { filesContaining, programDir, type ProgramDir } from "../helpers/languages.ts";
 
 const EVERY_RESOURCE = join(REPO_ROOT, "test", "e2e", "fixtures", "yaml-every-resource");
 /** A whole stack life (eight to ten CLI runs, each starting the plugin) on a busy two-core machine. */

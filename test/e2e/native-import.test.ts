@@ -1,12 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SshKey, Volume, Workload } from "../../sdk/native/index.ts";
 import type { OfflineStack } from "../../scripts/offline-stack.ts";
-import { pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
+import { runProcess } from "../../scripts/run.ts";
+import { pulumiRoot } from "../../scripts/toolchain/pulumi.ts";
 import { api, DEMO_TOKEN } from "../helpers/http.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { failureOf, liveResources } from "../helpers/stacks.ts";
@@ -124,17 +123,9 @@ describe("native plugin: import and customTimeouts", () => {
       );
     // Asynchronous: the reference server answers the plugin from this very process.
     const pulumi = async (...args: string[]) => {
-      try {
-        const { stdout } = await promisify(execFile)(
-          join(pulumiRoot(), "bin", "pulumi"),
-          [...args, "--non-interactive"],
-          { cwd: dir, env: { ...process.env, ...s.env }, encoding: "utf8" },
-        );
-        return stdout;
-      } catch (e) {
-        const { stdout, stderr } = e as { stdout?: string; stderr?: string };
-        throw new Error(`pulumi ${args.join(" ")} failed:\n${stdout ?? ""}\n${stderr ?? ""}`);
-      }
+      const cli = join(pulumiRoot(), "bin", "pulumi");
+      const env = { ...process.env, ...s.env };
+      return (await runProcess(cli, [...args, "--non-interactive"], { cwd: dir, env })).stdout;
     };
     yaml("resources: {}\n");
     await pulumi("stack", "init", "yaml");

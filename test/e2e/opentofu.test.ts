@@ -10,7 +10,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tofuPath } from "../../scripts/tofu-toolchain.ts";
+import { tofuPath } from "../../scripts/toolchain/tofu.ts";
 import { api } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { EMPTY_ORG, liveResources } from "../helpers/stacks.ts";

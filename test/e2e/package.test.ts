@@ -21,8 +21,9 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PASSPHRASE } from "../../scripts/offline-stack.ts";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
-import { pulumiRoot, pulumiVersion } from "../../scripts/pulumi-toolchain.ts";
-import { tofuPath } from "../../scripts/tofu-toolchain.ts";
+import { runProcess } from "../../scripts/run.ts";
+import { pulumiRoot, pulumiVersion } from "../../scripts/toolchain/pulumi.ts";
+import { tofuPath } from "../../scripts/toolchain/tofu.ts";
 import { DEMO_TOKEN } from "../helpers/http.ts";
 
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
@@ -34,37 +35,6 @@ const KINDS = ["SshKey", "Volume", "Workload"];
 const TYPE_PREFIX = { dynamic: "pulumi-nodejs:dynamic/cws:", native: "cws:index:" } as const;
 const versionIn = (name: string) =>
   JSON.parse(readFileSync(join(REPO_ROOT, "node_modules", name, "package.json"), "utf8")).version as string;
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command to its end; throws with its output unless it exits 0 (or `allowFailure`). */
-function run(
-  cmd: string,
-  args: string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; allowFailure?: boolean },
-): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code === 0 || opts.allowFailure) resolve({ code, stdout, stderr });
-      else
-        reject(
-          new Error(
-            `${cmd} ${args.join(" ")} exited ${code}\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`,
-          ),
-        );
-    });
-  });
-}
 
 /**
  * The environment of a user's shell: `nodeBin` first on PATH, then `path`, then the Pulumi CLI; nothing that
@@ -136,7 +106,7 @@ describe("the packed package, installed into an empty project", () => {
     mkdirSync(join(project, "rental-service"), { recursive: true });
 
     // `npm pack` runs `prepack`, i.e. the build.
-    const packed = await run("npm", ["pack", "--json", "--pack-destination", dir], {
+    const packed = await runProcess("npm", ["pack", "--json", "--pack-destination", dir], {
       cwd: REPO_ROOT,
       env: process.env,
     });
@@ -171,14 +141,14 @@ describe("the packed package, installed into an empty project", () => {
     mkdirSync(lowestDir);
     const nodePackage = `node-${process.platform}-${process.arch}`;
     await Promise.all([
-      run("npm", ["install", ...npmFlags], { cwd: project, env: userEnv(currentBin) }),
-      run("npm", ["install", ...npmFlags, "--no-save", `${nodePackage}@${LOWEST_NODE}`], {
+      runProcess("npm", ["install", ...npmFlags], { cwd: project, env: userEnv(currentBin) }),
+      runProcess("npm", ["install", ...npmFlags, "--no-save", `${nodePackage}@${LOWEST_NODE}`], {
         cwd: lowestDir,
         env: userEnv(currentBin),
       }),
     ]);
     lowestBin = join(lowestDir, "node_modules", nodePackage, "bin");
-    const v = await run(join(lowestBin, "node"), ["--version"], { cwd: dir, env: userEnv(lowestBin) });
+    const v = await runProcess(join(lowestBin, "node"), ["--version"], { cwd: dir, env: userEnv(lowestBin) });
     expect(v.stdout.trim()).toBe(`v${LOWEST_NODE}`);
 
     server = await serve(project, lowestBin);
@@ -242,7 +212,7 @@ describe("the packed package, installed into an empty project", () => {
       CWS_ORG: "demo",
       CWS_API_TOKEN: DEMO_TOKEN,
     };
-    const r = await run(tofuPath(), ["plan", "-no-color"], { cwd: tf, env });
+    const r = await runProcess(tofuPath(), ["plan", "-no-color"], { cwd: tf, env });
     expect(r.stdout).toMatch(/data\.cws_regions\.active: Read complete/);
     expect(r.stdout).toMatch(/Plan: 1 to add, 0 to change, 0 to destroy/);
   });
@@ -260,7 +230,7 @@ describe("the packed package, installed into an empty project", () => {
       const checked = await volume.check({}, { name: "v", sizeInMb: 512, resourceName: "gpu-rental-small" });
       const read = await volume.read("vol-missing", {});
       process.stdout.write(JSON.stringify({ loaded, failures: checked.failures, readId: read.id }));`;
-    const r = await run(
+    const r = await runProcess(
       join(currentBin, "node"),
       ["--input-type=module", "-e", probe, `${server.origin}/v3`, DEMO_TOKEN],
       { cwd: project, env: userEnv(currentBin) },
@@ -358,7 +328,7 @@ describe("the packed package, installed into an empty project", () => {
       mkdirSync(join(dir, "pulumi-state"), { recursive: true });
       // Node < 22.18 runs TypeScript only when asked to.
       const flags = d.node === "lowest" ? ["--experimental-strip-types", "--no-warnings"] : [];
-      const out = await run(
+      const out = await runProcess(
         join(bin, "node"),
         [...flags, "deploy.ts", d.program, `stack-${i}`, `${server.origin}/v3`, "demo", DEMO_TOKEN],
         { cwd: project, env },
@@ -410,7 +380,7 @@ describe("the packed package, installed into an empty project", () => {
       }),
     );
     const tsc = join(project, "node_modules", ".bin", "tsc");
-    const r = await run(tsc, ["--noEmit", "--strict", "-p", "tsconfig.json"], {
+    const r = await runProcess(tsc, ["--noEmit", "--strict", "-p", "tsconfig.json"], {
       cwd: project,
       env: userEnv(currentBin),
       allowFailure: true,

@@ -9,11 +9,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GO_BUILD_ENV } from "../../scripts/languages.ts";
+import { GO_BUILD_ENV } from "../../scripts/toolchain/go-build.ts";
 import { GO_MODULE, packGoModule, packPythonWheel } from "../../scripts/pack-sdks.ts";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
-import { pulumiVersion } from "../../scripts/pulumi-toolchain.ts";
-import { filesContaining, printedOutputs, programDir, run } from "../helpers/languages.ts";
+import { pulumiVersion } from "../../scripts/toolchain/pulumi.ts";
+import { run } from "../../scripts/run.ts";
+import { filesContaining, printedOutputs, programDir } from "../helpers/languages.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { liveResources } from "../helpers/stacks.ts";
 

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tofuPath } from "../../scripts/tofu-toolchain.ts";
+import { tofuPath } from "../../scripts/toolchain/tofu.ts";
 import { useTestServer, type TestServer } from "../helpers/server.ts";
 import { EMPTY_ORG, liveResources } from "../helpers/stacks.ts";
 import { FRONT_ENDS } from "./front-ends.ts";

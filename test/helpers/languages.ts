@@ -3,7 +3,6 @@
  * directory (the real `pulumi` CLI, `python`, a Go binary), offline, with the native plugin
  * `pulumi-resource-cws` found on PATH.
  */
-import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,24 +40,6 @@ export function programDir(name: string, source: string, server: Server): Progra
     CWS_API_TOKEN: DEMO_TOKEN,
   };
   return { project, state, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
-}
-
-/** Runs a command to completion; a failure carries its output. Resolves to stdout and stderr together. */
-export function run(
-  cmd: string,
-  args: string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv },
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(cmd, args, { ...opts, encoding: "utf8", maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const out = `${stdout}${stderr}`;
-      if (err)
-        reject(
-          new Error(`${cmd} ${args.join(" ")} failed (${err.code ?? err.message}):\n${out.slice(-6000)}`),
-        );
-      else resolve(out);
-    });
-  });
 }
 
 /** The JSON object a program prints on its `outputs: ` line. */

@@ -3,7 +3,7 @@ import type { ConfigMap, EngineEvent, PulumiFn } from "@pulumi/pulumi/automation
 import { delimiter, dirname, join } from "node:path";
 import { offlineStack, type OfflineStack } from "../../scripts/offline-stack.ts";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
-import { pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
+import { pulumiRoot } from "../../scripts/toolchain/pulumi.ts";
 import type { TestServer as Server } from "./server.ts";
 import { stackConfig } from "./stacks.ts";
 

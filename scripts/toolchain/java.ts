@@ -10,16 +10,18 @@
  * - the Maven dependencies and plugins of the Java example (examples/java-rental), so the first
  *   `pulumi up` does not wait on downloads.
  *
- * `node scripts/java.ts [host|sdk|example|all]` (npm run java:setup runs all).
+ * `npm run java:setup` runs these steps (scripts/toolchain/cli.ts).
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { run, runMain, runStep, SCHEMA, SDK_DIR } from "./languages.ts";
-import { offlineEnv } from "./offline-stack.ts";
-import { REPO_ROOT } from "./repo-root.ts";
-import { ensureCachedBuild, ensurePulumi, pulumiRoot } from "./pulumi-toolchain.ts";
+import { offlineEnv } from "../offline-stack.ts";
+import { REPO_ROOT } from "../repo-root.ts";
+import { onPath, run } from "../run.ts";
+import { ensureCachedBuild, requiredVersion } from "./go-build.ts";
+import { SCHEMA, SDK_DIR, schemaVersion } from "./languages.ts";
+import { logTo, seconds, type Log } from "./log.ts";
+import { ensurePulumi, pulumiRoot } from "./pulumi.ts";
 
 const WRAPPER_DIR = join(REPO_ROOT, "tools", "pulumi-java");
 const HOST_PACKAGE = "github.com/pulumi/pulumi-java/pkg/cmd/pulumi-language-java";
@@ -32,20 +34,11 @@ export const JAVA_EXAMPLE = join(REPO_ROOT, "examples", "java-rental");
 export const JAVA_GROUP = "com.pulumi";
 export const JAVA_ARTIFACT = "cws";
 
-type Log = (s: string) => void;
-const defaultLog: Log = (s) => console.error(`[java] ${s}`);
+const defaultLog = logTo("java");
 
 /** The pulumi-java release tools/pulumi-java/go.mod pins; `com.pulumi:pulumi` is taken at the same version. */
 export function javaHostVersion(): string {
-  const gomod = readFileSync(join(WRAPPER_DIR, "go.mod"), "utf8");
-  const m = gomod.match(/github\.com\/pulumi\/pulumi-java\/pkg v(\S+)/);
-  if (!m) throw new Error(`${WRAPPER_DIR}/go.mod does not require github.com/pulumi/pulumi-java/pkg`);
-  return m[1]!;
-}
-
-/** The provider's version: schema.json's, which the SDK and its jar carry. */
-export function schemaVersion(): string {
-  return String((JSON.parse(readFileSync(SCHEMA, "utf8")) as { version: string }).version);
+  return requiredVersion(WRAPPER_DIR, "github.com/pulumi/pulumi-java/pkg");
 }
 
 /**
@@ -59,7 +52,7 @@ export function ensureJavaHost(log: Log = defaultLog): Promise<string> {
       what: "pulumi-language-java",
       version,
       pkg: HOST_PACKAGE,
-      wrapperDir: WRAPPER_DIR,
+      moduleDir: WRAPPER_DIR,
       ldflags: `-s -w -X ${HOST_VERSION_VAR}=${version}`,
     },
     join(pulumiRoot(), "bin", "pulumi-language-java"),
@@ -68,8 +61,7 @@ export function ensureJavaHost(log: Log = defaultLog): Promise<string> {
 }
 
 function requireTool(name: string, why: string): void {
-  const found = (process.env.PATH ?? "").split(delimiter).some((d) => d && existsSync(join(d, name)));
-  if (!found) throw new Error(`\`${name}\` is not on PATH: ${why} (scripts/setup.sh installs it)`);
+  if (!onPath(name)) throw new Error(`\`${name}\` is not on PATH: ${why} (scripts/setup.sh installs it)`);
 }
 
 /** Maven's own plugins at versions that know `maven.compiler.release` (Maven 3.8's defaults do not). */
@@ -118,7 +110,7 @@ export function sdkPom(version: string, dependencies: MavenDependency[]): string
     })
     .join("\n");
   return `<?xml version="1.0" encoding="UTF-8"?>
-<!-- Written by scripts/java.ts next to the SDK that pulumi-language-java generates from schema.json. -->
+<!-- Written by scripts/toolchain/java.ts next to the SDK that pulumi-language-java generates from schema.json. -->
 <project xmlns="http://maven.apache.org/POM/4.0.0"
          xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
          xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 http://maven.apache.org/xsd/maven-4.0.0.xsd">
@@ -199,7 +191,7 @@ export async function generateJavaSdk(log: Log = defaultLog): Promise<void> {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  log(`generated sdk/java from schema.json in ${Math.round((Date.now() - started) / 1000)}s`);
+  log(`generated sdk/java from schema.json in ${seconds(started)}`);
 }
 
 /**
@@ -225,9 +217,7 @@ export async function publishJavaSdk(repo: string, log: Log = defaultLog): Promi
     ],
     JAVA_SDK_DIR,
   );
-  log(
-    `built ${JAVA_GROUP}:${JAVA_ARTIFACT}:${version} and published it into ${repo} in ${Math.round((Date.now() - started) / 1000)}s`,
-  );
+  log(`built ${JAVA_GROUP}:${JAVA_ARTIFACT}:${version} and published it into ${repo} in ${seconds(started)}`);
   return jar;
 }
 
@@ -238,24 +228,5 @@ export async function warmJavaExample(log: Log = defaultLog): Promise<void> {
     [`-Dcws.maven.repo=file://${CHECKOUT_MAVEN_REPO}`, "dependency:go-offline", "compile"],
     JAVA_EXAMPLE,
   );
-  log(`examples/java-rental resolved and compiled in ${Math.round((Date.now() - started) / 1000)}s`);
+  log(`examples/java-rental resolved and compiled in ${seconds(started)}`);
 }
-
-async function main(step: string): Promise<void> {
-  const steps: Record<string, () => Promise<unknown>> = {
-    host: () => ensureJavaHost(),
-    sdk: async () => {
-      await generateJavaSdk();
-      await publishJavaSdk(CHECKOUT_MAVEN_REPO);
-    },
-    example: () => warmJavaExample(),
-    all: async () => {
-      await generateJavaSdk();
-      await publishJavaSdk(CHECKOUT_MAVEN_REPO);
-      await warmJavaExample();
-    },
-  };
-  await runStep(steps, step);
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) await runMain(main);

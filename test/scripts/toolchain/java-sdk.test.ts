@@ -2,14 +2,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../../scripts/repo-root.ts";
 import {
   JAVA_EXAMPLE,
   gradleDependencies,
   javaHostVersion,
-  schemaVersion,
   sdkPom,
-} from "../../scripts/java.ts";
-import { REPO_ROOT } from "../../scripts/repo-root.ts";
+} from "../../../scripts/toolchain/java.ts";
+import { schemaVersion } from "../../../scripts/toolchain/languages.ts";
 
 const GRADLE = `dependencies {
     implementation("com.google.code.findbugs:jsr305:3.0.2")
