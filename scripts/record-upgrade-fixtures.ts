@@ -5,7 +5,7 @@
  *   Pulumi.dev.yaml             the stack's config file (its secrets' salt, its config)
  *   state.json                  `pulumi stack export` after `pulumi up`
  *   data/                       the reference server's data dir that matches the state
- * The upgrade test (test/e2e/upgrade.test.ts) replays every recorded version with the current
+ * The upgrade test (test/e2e/pulumi/upgrade.test.ts) replays every recorded version with the current
  * provider and server. A released version's set never changes: the script refuses to overwrite
  * one unless given --force (for a version not yet released).
  */

@@ -1,7 +1,7 @@
 /**
  * The stacks of the recorded upgrade set (test/fixtures/upgrade/<version>/), for the script that
  * records them (record-upgrade-fixtures.ts) and the test that replays them with the current
- * provider (test/e2e/upgrade.test.ts). One stack per front end, both driven by the real CLI:
+ * provider (test/e2e/pulumi/upgrade.test.ts). One stack per front end, both driven by the real CLI:
  * - dynamic: the TypeScript program `program.ts`, inline through the Automation API;
  * - native: the YAML project `Pulumi.yaml` in a project directory, the plugin found on PATH.
  * The provider reads the service's address and token from CWS_BASE_URL, CWS_ORG and
