@@ -1,7 +1,7 @@
 /** The package as users install it, for the benches that measure it: `npm run build` into dist/. */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { REPO_ROOT } from "../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../scripts/repo-root.ts";
 
 /** The built package's folder. */
 export const DIST = join(REPO_ROOT, "dist");

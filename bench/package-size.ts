@@ -4,7 +4,7 @@
  * Run: node bench/package-size.ts (or `npm run pack:size`).
  */
 import { execFileSync } from "node:child_process";
-import { REPO_ROOT } from "../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../scripts/repo-root.ts";
 
 interface PackInfo {
   filename: string;

@@ -11,7 +11,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { REPO_ROOT } from "../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../scripts/repo-root.ts";
 import { DIST, buildPackage } from "./built-package.ts";
 import { median } from "./median.ts";
 

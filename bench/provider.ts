@@ -25,7 +25,7 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { offlineStack } from "../scripts/offline-stack.ts";
-import { pulumiRoot } from "../scripts/pulumi-toolchain.ts";
+import { pulumiRoot } from "../scripts/toolchain/pulumi.ts";
 import { DIST, buildPackage } from "./built-package.ts";
 import { median } from "./median.ts";
 import { ProcessWatch } from "./provider-procs.ts";

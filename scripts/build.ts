@@ -31,7 +31,7 @@ import {
 import { createRequire } from "node:module";
 import { dirname, extname, join, relative, sep } from "node:path";
 import { build as bundle } from "rolldown";
-import { REPO_ROOT } from "./pulumi-toolchain.ts";
+import { REPO_ROOT } from "./repo-root.ts";
 
 const DIST = join(REPO_ROOT, "dist");
 const TSCONFIG = join(REPO_ROOT, "tsconfig.build.json");

@@ -12,7 +12,7 @@ import { DEFINITIONS } from "../provider/registry.ts";
 import { buildSchema, schemaText } from "../provider/native/schema.ts";
 import { indexPage, resourcePage } from "./gen/docs.ts";
 import { classFile, fileOf, indexFile, nativeFile, typesFile } from "./gen/sdk-classes.ts";
-import { REPO_ROOT } from "./pulumi-toolchain.ts";
+import { REPO_ROOT } from "./repo-root.ts";
 
 /** Every generated file: its path from the repository root and its text. */
 export async function generatedFiles(): Promise<Map<string, string>> {

@@ -1,8 +1,8 @@
 /**
  * Pulumi stacks that never touch the network: a file backend and PULUMI_HOME in a temp dir,
  * a passphrase for secrets, update checks and plugin downloads off, and the CLI built by
- * scripts/ensure-pulumi.ts. Programs are inline (run in this process through the Automation
- * API's language server), so no language-host binary is needed.
+ * `npm run pulumi:build` (scripts/toolchain/pulumi.ts). Programs are inline (run in this process
+ * through the Automation API's language server), so no language-host binary is needed.
  */
 import {
   LocalWorkspace,
@@ -14,7 +14,8 @@ import {
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
-import { REPO_ROOT, pulumiRoot, pulumiVersion } from "./pulumi-toolchain.ts";
+import { REPO_ROOT } from "./repo-root.ts";
+import { pulumiRoot, pulumiVersion } from "./toolchain/pulumi.ts";
 
 export interface OfflineStackOptions {
   projectName: string;

@@ -12,7 +12,6 @@
  *
  * The npm tarball goes first: `npm pack` rebuilds dist/, which removes what was in it.
  */
-import { execFile } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -27,10 +26,11 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { publishJavaSdk, schemaVersion } from "./java.ts";
-import { ensureGenSdk, run, SCHEMA, SDK_DIR, VENV_PYTHON } from "./languages.ts";
-import { REPO_ROOT } from "./pulumi-toolchain.ts";
+import { REPO_ROOT } from "./repo-root.ts";
+import { run, runProcess } from "./run.ts";
+import { publishJavaSdk } from "./toolchain/java.ts";
+import { ensureGenSdk, pip, SCHEMA, schemaVersion, SDK_DIR, VENV_PYTHON } from "./toolchain/languages.ts";
+import { logTo, type Log } from "./toolchain/log.ts";
 
 /**
  * The module path of the published Go SDK. In the checkout, Go programs use the generated
@@ -40,10 +40,7 @@ import { REPO_ROOT } from "./pulumi-toolchain.ts";
 export const GO_MODULE = "github.com/pulumi-cws/pulumi-cws/sdk/go";
 export const DEFAULT_OUT = join(REPO_ROOT, "dist", "packages");
 
-const execFileAsync = promisify(execFile);
-
-type Log = (s: string) => void;
-const defaultLog: Log = (s) => console.error(`[pack-sdks] ${s}`);
+const defaultLog = logTo("pack-sdks");
 
 /** Go module proxy paths spell capitals as `!` + lower case. */
 function escapeModulePath(path: string): string {
@@ -56,18 +53,7 @@ export async function packPythonWheel(out: string, log: Log = defaultLog): Promi
     throw new Error("sdk/python is not generated: run `npm run sdk:gen`");
   if (!existsSync(VENV_PYTHON)) throw new Error(`${VENV_PYTHON} is missing: run \`npm run languages:setup\``);
   mkdirSync(out, { recursive: true });
-  await run(VENV_PYTHON, [
-    "-m",
-    "pip",
-    "--disable-pip-version-check",
-    "--no-input",
-    "wheel",
-    "--quiet",
-    "--no-deps",
-    "--wheel-dir",
-    out,
-    join(SDK_DIR, "python"),
-  ]);
+  await pip(["wheel", "--quiet", "--no-deps", "--wheel-dir", out, join(SDK_DIR, "python")]);
   const wheel = readdirSync(out).find((f) => /^pulumi_cws-.*\.whl$/.test(f));
   if (!wheel) throw new Error(`pip wrote no pulumi_cws wheel into ${out}`);
   log(`Python wheel ${wheel}`);
@@ -137,10 +123,7 @@ export async function packNpm(out: string, log: Log = defaultLog): Promise<strin
   const scratch = mkdtempSync(join(tmpdir(), "cws-npm-pack-"));
   try {
     // With --json, stdout is the JSON alone (the build's output goes to stderr).
-    const { stdout } = await execFileAsync("npm", ["pack", "--json", "--pack-destination", scratch], {
-      cwd: REPO_ROOT,
-      maxBuffer: 64 << 20,
-    });
+    const { stdout } = await runProcess("npm", ["pack", "--json", "--pack-destination", scratch]);
     const name = (JSON.parse(stdout) as { filename: string }[])[0]!.filename;
     mkdirSync(out, { recursive: true });
     renameSync(join(scratch, name), join(out, name));

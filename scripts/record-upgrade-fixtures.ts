@@ -5,7 +5,7 @@
  *   Pulumi.dev.yaml             the stack's config file (its secrets' salt, its config)
  *   state.json                  `pulumi stack export` after `pulumi up`
  *   data/                       the reference server's data dir that matches the state
- * The upgrade test (test/e2e/upgrade.test.ts) replays every recorded version with the current
+ * The upgrade test (test/e2e/pulumi/upgrade.test.ts) replays every recorded version with the current
  * provider and server. A released version's set never changes: the script refuses to overwrite
  * one unless given --force (for a version not yet released).
  */
@@ -13,21 +13,17 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer } from "../server/index.ts";
-import { REPO_ROOT } from "./pulumi-toolchain.ts";
+import { REPO_ROOT } from "./repo-root.ts";
 import {
   CONFIG_FILE,
   PROGRAM,
+  RECORDED_SECRETS,
   UPGRADE_FRONT_ENDS,
   upgradeStack,
   type FrontEndName,
 } from "./upgrade-stacks.ts";
 
 const TOKEN = "demo-token";
-/** Secrets of the recorded stacks: test values, kept encrypted in the state. */
-export const RECORDED_SECRETS = {
-  vmPassword: "upgrade-vm-pass-3f9c",
-  registryPassword: "upgrade-registry-pass-7b21",
-};
 
 const version = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
   .version;

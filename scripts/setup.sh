@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian machine for the demo and the tests:
 #   Debian packages for real sandboxes (bubblewrap, and what server/sandbox/runtime/DEBIAN_PACKAGES lists),
-#   Chromium for the dashboard's browser test (test/e2e/dashboard.test.ts drives /usr/bin/chromium),
+#   Chromium for the dashboard's browser test (test/e2e/browser/dashboard.test.ts drives /usr/bin/chromium),
 #   npm packages (including Node 24 from the npm registry), and the build (dist/),
 #   the Pulumi CLI and the YAML language host built from the Go module proxy (cached in ~/.cache/pulumi-cws),
 #   the Python and Go SDKs generated from schema.json, and the project venv (.venv) for Python.
@@ -12,7 +12,7 @@ if [ -z "${CWS_SKIP_APT:-}" ]; then
   # chromium: ~100 MB download and a minute or two to install on a cold machine.
   packages=(bubblewrap python3 chromium)
   packages+=(python3-venv) # Python programs: the project's virtual environment (.venv)
-  packages+=(openjdk-17-jdk-headless maven) # Java programs: javac and Maven (scripts/java.ts)
+  packages+=(openjdk-17-jdk-headless maven) # Java programs: javac and Maven (scripts/toolchain/java.ts)
   if [ -f server/sandbox/runtime/DEBIAN_PACKAGES ]; then
     while read -r p; do
       case "$p" in ""|\#*) ;; *) packages+=("$p") ;; esac
@@ -37,7 +37,7 @@ npm run --silent build
 npm run --silent pulumi:build
 
 # OpenTofu, for the OpenTofu front end (terraform-provider-cws) and its tests: built from the Go
-# module proxy and cached by version beside the Pulumi CLI (scripts/tofu-toolchain.ts).
+# module proxy and cached by version beside the Pulumi CLI (scripts/toolchain/tofu.ts).
 npm run --silent tofu:build
 
 # Python, Go and YAML programs: the SDKs generated from schema.json (tools/gen-sdk, cached),

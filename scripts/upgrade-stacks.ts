@@ -1,20 +1,20 @@
 /**
  * The stacks of the recorded upgrade set (test/fixtures/upgrade/<version>/), for the script that
  * records them (record-upgrade-fixtures.ts) and the test that replays them with the current
- * provider (test/e2e/upgrade.test.ts). One stack per front end, both driven by the real CLI:
+ * provider (test/e2e/pulumi/upgrade.test.ts). One stack per front end, both driven by the real CLI:
  * - dynamic: the TypeScript program `program.ts`, inline through the Automation API;
  * - native: the YAML project `Pulumi.yaml` in a project directory, the plugin found on PATH.
  * The provider reads the service's address and token from CWS_BASE_URL, CWS_ORG and
  * CWS_API_TOKEN, so neither the state nor the stack's config file names a port.
  */
 import type { PulumiFn } from "@pulumi/pulumi/automation/index.js";
-import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { offlineEnv, offlineStack } from "./offline-stack.ts";
-import { REPO_ROOT } from "./pulumi-toolchain.ts";
+import { REPO_ROOT } from "./repo-root.ts";
+import { run } from "./run.ts";
 
 export type FrontEndName = "dynamic" | "native";
 export const UPGRADE_FRONT_ENDS: FrontEndName[] = ["dynamic", "native"];
@@ -47,19 +47,6 @@ export interface UpgradeStack {
 /** The environment that points the provider at the service. */
 function serviceEnv(baseUrl: string, token: string): Record<string, string> {
   return { CWS_BASE_URL: baseUrl, CWS_ORG: "demo", CWS_API_TOKEN: token };
-}
-
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd, env, encoding: "utf8", maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const out = `${stdout}${stderr}`;
-      if (err)
-        reject(
-          new Error(`pulumi ${args.join(" ")} failed (${err.code ?? err.message}):\n${out.slice(-6000)}`),
-        );
-      else resolve(out);
-    });
-  });
 }
 
 /**
@@ -97,9 +84,9 @@ export async function dynamicStack(
       const viaAuto = auto[cmd!];
       if (viaAuto) return viaAuto(rest);
       const cli = s.stack.workspace.pulumiCommand.command;
-      return run(cli, [cmd!, ...rest, "--non-interactive", "--stack", STACK], projectDir, {
-        ...process.env,
-        ...s.env,
+      return run(cli, [cmd!, ...rest, "--non-interactive", "--stack", STACK], {
+        cwd: projectDir,
+        env: { ...process.env, ...s.env },
       });
     },
     cleanup: () => s.cleanup(),
@@ -130,12 +117,10 @@ export async function nativeStack(
     projectDir,
     stateDir: root,
     pulumi: (...args: string[]) =>
-      run(
-        "pulumi",
-        [...args, "--non-interactive", ...(args[0] === "stack" ? [] : ["--stack", STACK])],
-        projectDir,
+      run("pulumi", [...args, "--non-interactive", ...(args[0] === "stack" ? [] : ["--stack", STACK])], {
+        cwd: projectDir,
         env,
-      ),
+      }),
     cleanup: async () => rmSync(root, { recursive: true, force: true }),
   };
   await stack.pulumi("stack", "init", STACK);

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, globSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { allDocs, anchors, docPages, relativeLinks, repoPaths, runnableBlocks } from "../helpers/markdown.ts";
 
 describe("documentation links", () => {

@@ -2,7 +2,8 @@
 import type { ConfigMap, EngineEvent, PulumiFn } from "@pulumi/pulumi/automation/index.js";
 import { delimiter, dirname, join } from "node:path";
 import { offlineStack, type OfflineStack } from "../../scripts/offline-stack.ts";
-import { REPO_ROOT, pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
+import { pulumiRoot } from "../../scripts/toolchain/pulumi.ts";
 import type { TestServer as Server } from "./server.ts";
 import { stackConfig } from "./stacks.ts";
 

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { offlineStack, type OfflineStack } from "../../scripts/offline-stack.ts";
-import { pulumiRoot } from "../../scripts/pulumi-toolchain.ts";
+import { pulumiRoot } from "../../scripts/toolchain/pulumi.ts";
 import { admin, DEMO_TOKEN, type AdminServer, type ApiServer } from "./http.ts";
 
 /** The stack configuration of a program that uses the server as `org`. */

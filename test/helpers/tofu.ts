@@ -1,18 +1,18 @@
 /**
- * OpenTofu projects pointed at a test server, run with the real `tofu` (scripts/tofu-toolchain.ts)
+ * OpenTofu projects pointed at a test server, run with the real `tofu` (scripts/toolchain/tofu.ts)
  * as a user runs it: the provider installed offline from a local filesystem mirror that holds
  * this checkout's `terraform-provider-cws`, `tofu init` resolving it from there.
  */
-import { execFile } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { tofuPath } from "../../scripts/tofu-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
+import { runProcess } from "../../scripts/run.ts";
+import { tofuPath } from "../../scripts/toolchain/tofu.ts";
 import { DEMO_TOKEN, type ApiServer } from "./http.ts";
 
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
-const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
+  .version;
 const PLATFORM = `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
 
 export interface TofuRun {
@@ -39,7 +39,7 @@ export function writeMirror(dir: string): void {
   const pkg = join(dir, "registry.opentofu.org", "cws", "cws", VERSION, PLATFORM);
   mkdirSync(pkg, { recursive: true });
   const exe = join(pkg, `terraform-provider-cws_v${VERSION}`);
-  writeFileSync(exe, `#!/bin/sh\nexec "${join(REPO, "bin", "terraform-provider-cws")}" "$@"\n`);
+  writeFileSync(exe, `#!/bin/sh\nexec "${join(REPO_ROOT, "bin", "terraform-provider-cws")}" "$@"\n`);
   chmodSync(exe, 0o755);
 }
 
@@ -83,18 +83,15 @@ export function tofuProject(
   };
   return {
     dir,
-    run: (...args) =>
-      new Promise((resolve) => {
-        execFile(
-          tofuPath(),
-          [...args, ...(args[0] === "init" || args[0] === "version" ? [] : ["-no-color"])],
-          { cwd: dir, env: fullEnv, maxBuffer: 64 << 20 },
-          (err, stdout, stderr) => {
-            const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
-            resolve({ code, stdout, stderr, output: `${stdout}\n${stderr}` });
-          },
-        );
-      }),
+    run: async (...args) => {
+      const flags = args[0] === "init" || args[0] === "version" ? [] : ["-no-color"];
+      const r = await runProcess(tofuPath(), [...args, ...flags], {
+        cwd: dir,
+        env: fullEnv,
+        allowFailure: true,
+      });
+      return { code: r.code ?? 1, stdout: r.stdout, stderr: r.stderr, output: `${r.stdout}\n${r.stderr}` };
+    },
     write: (name, text) => writeFileSync(join(dir, name), text),
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFINITIONS, RESOURCES } from "../../provider/registry.ts";
 import { staleFiles } from "../../scripts/gen.ts";
-import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
 
 interface Schema {
   name: string;

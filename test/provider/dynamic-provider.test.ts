@@ -4,7 +4,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SOURCE_CONDITION } from "../../scripts/offline-stack.ts";
-import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { providerModule } from "../../sdk/provider.ts";
 import { sshKey } from "../helpers/ssh-keys.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -12,7 +12,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
 const VERSION = (JSON.parse(read("package.json")) as { version: string }).version;

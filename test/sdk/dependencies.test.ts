@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../scripts/pulumi-toolchain.ts";
+import { REPO_ROOT } from "../../scripts/repo-root.ts";
 
 /** Imports the SDK and prints every module it resolved, with the module that asked for it. */
 const PROBE = `

@@ -1,0 +1,72 @@
+/**
+ * `node scripts/toolchain/cli.ts <tool> [step]`, what the npm scripts run:
+ *
+ *   pulumi:build      pulumi               the Pulumi CLI and YAML host (prints the CLI's path)
+ *   tofu:build        tofu                 the OpenTofu CLI (prints its path)
+ *   sdk:gen           languages gen        sdk/python and sdk/go from schema.json
+ *   languages:setup   languages all        gen, then python (.venv) and go (the Go programs' modules)
+ *   java:setup        java all             host, sdk (generated, built, published), example
+ *
+ * The step is `all` when left out. A failure is printed as one line and exits 1. Each tool's
+ * module is loaded only when asked for, so `pulumi:build` loads no more than it needs.
+ */
+import { join } from "node:path";
+
+type Steps = Record<string, () => Promise<unknown>>;
+
+const TOOLS: Record<string, () => Promise<Steps>> = {
+  async pulumi() {
+    const { ensurePulumi } = await import("./pulumi.ts");
+    return { all: async () => console.log(join(await ensurePulumi(), "bin", "pulumi")) };
+  },
+  async tofu() {
+    const { ensureTofu } = await import("./tofu.ts");
+    return { all: async () => console.log(await ensureTofu()) };
+  },
+  async languages() {
+    const { ensureGoModules, ensurePythonEnv, generateSdks } = await import("./languages.ts");
+    return {
+      gen: () => generateSdks(),
+      python: () => ensurePythonEnv(),
+      go: () => ensureGoModules(),
+      all: async () => {
+        await generateSdks();
+        await ensurePythonEnv();
+        await ensureGoModules();
+      },
+    };
+  },
+  async java() {
+    const java = await import("./java.ts");
+    const sdk = async () => {
+      await java.generateJavaSdk();
+      await java.publishJavaSdk(java.CHECKOUT_MAVEN_REPO);
+    };
+    return {
+      host: () => java.ensureJavaHost(),
+      sdk,
+      example: () => java.warmJavaExample(),
+      all: async () => {
+        await sdk();
+        await java.warmJavaExample();
+      },
+    };
+  },
+};
+
+/** Runs step `step` of tool `tool`, or says which tools and steps there are. */
+async function main(tool = "", step = "all"): Promise<void> {
+  const load = TOOLS[tool];
+  if (!load) throw new Error(`unknown tool '${tool}' (${Object.keys(TOOLS).join(", ")})`);
+  const steps = await load();
+  const fn = steps[step];
+  if (!fn) throw new Error(`unknown step '${step}' of ${tool} (${Object.keys(steps).join(", ")})`);
+  await fn();
+}
+
+try {
+  await main(process.argv[2], process.argv[3]);
+} catch (e) {
+  console.error(`error: ${(e as Error).message}`);
+  process.exit(1);
+}

@@ -1,0 +1,152 @@
+/**
+ * The front ends behind the shared scenario list (scenarios.ts): Pulumi stacks whose program is
+ * built from the declaration with `fe.sdk` classes (dynamic and native), and an OpenTofu project
+ * whose main.tf is rendered from it.
+ */
+import type { EngineEvent, PulumiFn } from "@pulumi/pulumi/automation/index.js";
+import type { Resource } from "@pulumi/pulumi";
+import { camelToSnake } from "../../../api/index.ts";
+import { tfName } from "../../../provider/opentofu/tf-schema.ts";
+import { cwsStack } from "../../helpers/stacks.ts";
+import type { TestServer } from "../../helpers/server.ts";
+import { tofuProject } from "../../helpers/tofu.ts";
+import type { FrontEnd } from "../../helpers/front-ends.ts";
+import type { Decl, Driver, Planned, Ref } from "./scenarios.ts";
+
+const isRef = (v: unknown): v is Ref => !!v && typeof v === "object" && "ref" in v;
+
+// --- Pulumi ------------------------------------------------------------------------------------
+
+type Ctor = new (name: string, args: Record<string, unknown>) => Resource & { uid: unknown };
+
+export async function pulumiDriver(server: TestServer, fe: FrontEnd, project: string): Promise<Driver> {
+  let current: Record<string, Decl> = {};
+  const program: PulumiFn = async () => {
+    const made: Record<string, { uid: unknown }> = {};
+    const resolve = (v: unknown): unknown =>
+      isRef(v)
+        ? made[v.ref]!.uid
+        : Array.isArray(v)
+          ? v.map(resolve)
+          : v && typeof v === "object"
+            ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)]))
+            : v;
+    for (const [name, d] of Object.entries(current)) {
+      const C = (fe.sdk as unknown as Record<string, Ctor>)[d.kind]!;
+      made[name] = new C(name, resolve(d.inputs) as Record<string, unknown>);
+    }
+  };
+  const s = await cwsStack(server, project, program, {}, fe.env);
+  return {
+    async plan(declare) {
+      current = declare;
+      const events: EngineEvent[] = [];
+      await s.stack.preview({ onEvent: (e) => events.push(e) });
+      const out: Record<string, Planned> = {};
+      for (const e of events) {
+        const m = e.resourcePreEvent?.metadata;
+        if (!m || m.type === "pulumi:pulumi:Stack" || m.type.startsWith("pulumi:providers:")) continue;
+        const name = m.urn.split("::").pop()!;
+        const op = String(m.op);
+        out[name] = op.includes("replace") ? "replace" : op === "delete" ? "delete" : (op as Planned);
+      }
+      // The words on a resource's own line: the native plugin says when the service redeploys.
+      for (const e of events) {
+        const d = e.diagnosticEvent;
+        const name = d?.urn?.split("::").pop();
+        if (name && out[name] === "update" && /the service redeploys/.test(d!.message))
+          out[name] = "redeploy";
+      }
+      return out;
+    },
+    async apply(declare) {
+      current = declare;
+      await s.stack.up();
+    },
+    async destroy() {
+      await s.stack.destroy();
+    },
+    cleanup: () => s.cleanup(),
+  };
+}
+
+// --- OpenTofu ----------------------------------------------------------------------------------
+
+const address = (decls: Record<string, Decl>, name: string) => `${tfName(decls[name]!.kind)}.${name}`;
+
+function hcl(v: unknown, decls: Record<string, Decl>, indent = "  "): string {
+  if (isRef(v)) return `${address(decls, v.ref)}.uid`;
+  if (Array.isArray(v)) return `[${v.map((x) => hcl(x, decls, indent)).join(", ")}]`;
+  if (v && typeof v === "object") {
+    const inner = Object.entries(v).map(
+      ([k, x]) => `${indent}  ${camelToSnake(k)} = ${hcl(x, decls, `${indent}  `)}`,
+    );
+    return `{\n${inner.join("\n")}\n${indent}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** main.tf for a declaration; a workload template's manifest is a JSON document. */
+export function renderHcl(decls: Record<string, Decl>): string {
+  const blocks = Object.entries(decls).map(([name, d]) => {
+    const lines = Object.entries(d.inputs).map(([k, v]) =>
+      k === "manifest"
+        ? `  manifest = jsonencode(${hcl(v, decls)})`
+        : `  ${camelToSnake(k)} = ${hcl(v, decls)}`,
+    );
+    return `resource "${tfName(d.kind)}" "${name}" {\n${lines.join("\n")}\n}`;
+  });
+  return [
+    `terraform {\n  required_providers {\n    cws = { source = "cws/cws" }\n  }\n}`,
+    ...blocks,
+    "",
+  ].join("\n\n");
+}
+
+const PLAN_WORDS: [RegExp, Planned][] = [
+  [/ will be created$/, "create"],
+  [/ will be updated in-place$/, "update"],
+  [/ must be replaced$/, "replace"],
+  [/ will be destroyed$/, "delete"],
+];
+
+export async function tofuDriver(server: TestServer): Promise<Driver> {
+  const p = tofuProject(server, { "main.tf": renderHcl({}) });
+  const run = async (...args: string[]) => {
+    const r = await p.run(...args);
+    if (r.code !== 0) throw new Error(`tofu ${args.join(" ")} exited with ${r.code}:\n${r.output}`);
+    return r;
+  };
+  await run("init");
+  let managed = new Set<string>();
+  return {
+    async plan(declare) {
+      p.write("main.tf", renderHcl(declare));
+      const { stdout } = await run("plan");
+      const out: Record<string, Planned> = {};
+      for (const name of new Set([...managed, ...Object.keys(declare)])) out[name] = "same";
+      for (const line of stdout.split("\n")) {
+        const m = /^ {2}# cws_\w+\.(\w+)( .*)$/.exec(line);
+        const said = m && PLAN_WORDS.find(([re]) => re.test(m[2]!));
+        if (m && said) out[m[1]!] = said[1];
+      }
+      for (const [name, d] of Object.entries(declare)) {
+        const redeploys = new RegExp(
+          `Warning: .* the service redeploys ${tfName(d.kind)} "${String(d.inputs.name)}"`,
+        );
+        if (out[name] === "update" && redeploys.test(stdout)) out[name] = "redeploy";
+      }
+      return out;
+    },
+    async apply(declare) {
+      p.write("main.tf", renderHcl(declare));
+      await run("apply", "-auto-approve");
+      managed = new Set(Object.keys(declare));
+    },
+    async destroy() {
+      await run("destroy", "-auto-approve");
+      managed = new Set();
+    },
+    cleanup: async () => p.cleanup(),
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The shared scenario list (scenarios.ts) through every front end: the dynamic provider, the
+ * native plugin and OpenTofu plan each step alike (create, nothing, update, redeploy, replace,
+ * delete; a redeploy is said on the resource's line by all three), apply it, plan nothing
+ * afterwards, and leave the org empty after destroy.
+ */
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tofuPath } from "../../../scripts/toolchain/tofu.ts";
+import { useTestServer, type TestServer } from "../../helpers/server.ts";
+import { EMPTY_ORG, liveResources } from "../../helpers/stacks.ts";
+import { FRONT_ENDS } from "../../helpers/front-ends.ts";
+import { pulumiDriver, tofuDriver } from "./drivers.ts";
+import { SCENARIOS, type Driver } from "./scenarios.ts";
+
+const STEP_MS = 300_000;
+
+const DRIVERS = [
+  ...FRONT_ENDS.map((fe) => ({
+    name: fe.name,
+    make: (server: TestServer) => pulumiDriver(server, fe, `shared-${fe.name}`),
+  })),
+  { name: "opentofu", make: (server: TestServer) => tofuDriver(server) },
+];
+
+describe.each(DRIVERS)("shared scenarios ($name front end)", (fe) => {
+  const server = useTestServer();
+  let driver: Driver;
+  beforeAll(async () => {
+    if (fe.name === "opentofu" && !existsSync(tofuPath()))
+      throw new Error(`${tofuPath()} is missing: run npm run tofu:build`);
+    driver = await fe.make(server);
+  }, STEP_MS);
+  afterAll(async () => {
+    await driver?.cleanup();
+  });
+
+  for (const step of SCENARIOS) {
+    it(
+      step.what,
+      async () => {
+        expect(await driver.plan(step.declare)).toEqual(step.plan);
+        await driver.apply(step.declare);
+        const after = await driver.plan(step.declare);
+        expect(Object.values(after).every((v) => v === "same")).toBe(true);
+      },
+      STEP_MS,
+    );
+  }
+
+  it(
+    "destroys everything, leaving the org empty",
+    async () => {
+      await driver.destroy();
+      expect(await liveResources(server)).toEqual(EMPTY_ORG);
+    },
+    STEP_MS,
+  );
+});

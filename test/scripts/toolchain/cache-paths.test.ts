@@ -1,0 +1,50 @@
+/**
+ * Where the toolchain finds its builds: `~/.cache/pulumi-cws` (or what the environment names
+ * instead), one folder per tool and release, so every clone on a machine shares them.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { requiredVersion, toolchainCache } from "../../../scripts/toolchain/go-build.ts";
+import { pulumiRoot } from "../../../scripts/toolchain/pulumi.ts";
+import { tofuPath } from "../../../scripts/toolchain/tofu.ts";
+import { REPO_ROOT } from "../../../scripts/repo-root.ts";
+
+const saved = { ...process.env };
+
+describe("the toolchain cache", () => {
+  afterEach(() => {
+    for (const k of ["CWS_PULUMI_CACHE", "XDG_CACHE_HOME", "CWS_TOFU"]) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+  });
+
+  it("is ~/.cache/pulumi-cws, or under XDG_CACHE_HOME, or CWS_PULUMI_CACHE", () => {
+    delete process.env.CWS_PULUMI_CACHE;
+    delete process.env.XDG_CACHE_HOME;
+    expect(toolchainCache()).toBe(join(homedir(), ".cache", "pulumi-cws"));
+    process.env.XDG_CACHE_HOME = "/xdg";
+    expect(toolchainCache()).toBe("/xdg/pulumi-cws");
+    process.env.CWS_PULUMI_CACHE = "/elsewhere";
+    expect(toolchainCache()).toBe("/elsewhere");
+  });
+
+  it("holds the CLI and OpenTofu in folders named for their release", () => {
+    process.env.CWS_PULUMI_CACHE = "/cache";
+    delete process.env.CWS_TOFU;
+    expect(pulumiRoot("3.1.2")).toBe("/cache/pulumi-v3.1.2");
+    expect(tofuPath("1.2.3")).toBe("/cache/tofu-v1.2.3/bin/tofu");
+    process.env.CWS_TOFU = "/usr/bin/terraform";
+    expect(tofuPath()).toBe("/usr/bin/terraform");
+  });
+
+  it("reads the release a wrapper module of tools/ pins", () => {
+    expect(requiredVersion(join(REPO_ROOT, "tools", "pulumi-yaml"), "github.com/pulumi/pulumi-yaml")).toMatch(
+      /^\d+\.\d+\.\d+/,
+    );
+    expect(() => requiredVersion(join(REPO_ROOT, "tools", "pulumi-yaml"), "example.com/none")).toThrow(
+      /does not require example\.com\/none/,
+    );
+  });
+});
