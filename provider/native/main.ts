@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { engineLog } from "./engine-log.ts";
-import { servedSchema } from "./schema.ts";
+import { servedSchema } from "../schema/package-schema.ts";
 import { CwsPlugin, serve } from "./server.ts";
 
 const ROOT = new URL("../../", import.meta.url);

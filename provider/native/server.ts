@@ -21,7 +21,7 @@ import { Operations } from "../core/operations.ts";
 import { diffResponse } from "./detailed-diff.ts";
 import type { EngineLog } from "./engine-log.ts";
 import { CONFIG_KEYS, CONFIG_SECRETS, checkConfig, configFrom } from "./provider-config.ts";
-import { PACKAGE } from "./schema.ts";
+import { PACKAGE } from "../schema/package-schema.ts";
 import { fromState, toState } from "../core/state.ts";
 import { decode, encode, type Decoded } from "./values.ts";
 

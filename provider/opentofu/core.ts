@@ -6,7 +6,7 @@
 export { CwsClient } from "../../client/index.ts";
 export { CONFIG_ENV, type ProviderConfig } from "../core/config.ts";
 export { FUNCTIONS, checkFunctionArgs, type FunctionDef } from "../resources/functions/controller.ts";
-export { servedSchema } from "../native/schema.ts";
+export { servedSchema } from "../schema/package-schema.ts";
 export { RESOURCES, resourceModule } from "../registry.ts";
 export {
   PartialStateError,

@@ -13,20 +13,20 @@ import {
   decodeMsgpack,
   encodeMsgpack,
   type MsgValue,
-} from "../../provider/opentofu/msgpack.ts";
+} from "../../../provider/opentofu/msgpack.ts";
 import {
   MAGIC_COOKIE_KEY,
   MAGIC_COOKIE_VALUE,
   PROTO_OPTIONS,
   refusal,
   servePlugin,
-} from "../../provider/opentofu/plugin-server.ts";
-import { TofuProvider } from "../../provider/opentofu/provider.ts";
-import type { PackageSchema } from "../../provider/opentofu/tf-schema.ts";
-import { pluginCertificate } from "../../provider/opentofu/tls-cert.ts";
+} from "../../../provider/opentofu/plugin-server.ts";
+import { TofuProvider } from "../../../provider/opentofu/provider.ts";
+import type { PackageSchema } from "../../../provider/opentofu/tf-schema.ts";
+import { pluginCertificate } from "../../../provider/opentofu/tls-cert.ts";
 
 const SCHEMA = JSON.parse(
-  readFileSync(new URL("../../schema.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../../../schema.json", import.meta.url), "utf8"),
 ) as PackageSchema;
 
 type Client = grpc.Client &

@@ -1,7 +1,8 @@
 /**
- * The plugin's Pulumi package schema (`schema.json`), built from the resource property table,
- * the api/ contract and the lookups: each resource from its definition (provider/resources/<kind>/).
- * `npm run gen` writes it; a test fails when the file is stale.
+ * The Pulumi package schema (`schema.json`), built from the resource property table, the api/
+ * contract and the lookups: each resource from its definition (provider/resources/<kind>/). The
+ * native plugin serves it, the OpenTofu provider derives its own schema from it, and `npm run gen`
+ * writes it (a test fails when the file is stale).
  */
 import { readFileSync } from "node:fs";
 import { FUNCTIONS } from "../resources/functions/controller.ts";
