@@ -16,7 +16,9 @@ import { waitOptions } from "../../core/timeouts.ts";
 import type { Context, Props } from "../../core/types.ts";
 import { compact, pick } from "../../core/values.ts";
 import { propsFrom, toWire } from "../../core/wire.ts";
-import { createWorkloadOnce, forkOnce, liveWorkload, transitionOnce } from "../../core/workloads.ts";
+import { createWorkloadOnce, forkOnce } from "../workload/create-once.ts";
+import { liveWorkload } from "../workload/live.ts";
+import { transitionOnce } from "../workload/transitions.ts";
 import { SERVICE_FIELDS, SERVICE_INPUTS, definition, type ServiceInput } from "./definition.ts";
 
 const NAMES = renamesOf(definition);

@@ -16,7 +16,7 @@ import {
 } from "../../core/definition.ts";
 import { portsNormaliser, sortedStrings } from "../../core/diff.ts";
 import { DEFAULT_READY_TIMEOUT_SEC } from "../../core/timeouts.ts";
-import { RESOURCE_NAME_WIRE, workloadOutputs } from "../../core/workloads.ts";
+import { RESOURCE_NAME_WIRE, workloadOutputs } from "../workload/outputs.ts";
 import { validateSandbox } from "./validate.ts";
 
 /**

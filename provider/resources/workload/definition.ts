@@ -29,7 +29,7 @@ import { portsNormaliser, sortedStrings, type Normaliser } from "../../core/diff
 import { DEFAULT_READY_TIMEOUT_SEC } from "../../core/timeouts.ts";
 import type { Props } from "../../core/types.ts";
 import { snakeToCamel } from "../../core/wire.ts";
-import { RESOURCE_NAME_WIRE, workloadOutputs } from "../../core/workloads.ts";
+import { RESOURCE_NAME_WIRE, workloadOutputs } from "./outputs.ts";
 import { validateWorkload } from "./validate.ts";
 
 const volumes: Normaliser = (v) =>
