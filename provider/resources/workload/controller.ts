@@ -16,14 +16,13 @@ import { propsFrom, snakeToCamel, toWire, type Renames } from "../../core/wire.t
 import { createWorkloadOnce } from "./create-once.ts";
 import { liveWorkload } from "./live.ts";
 import { transitionOnce } from "./transitions.ts";
-import { renamesOf } from "../../core/definition.ts";
-import { definition } from "./definition.ts";
-import { CREATE_FIELDS, createBody } from "./validate.ts";
+import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
+import { createBody, definition } from "./definition.ts";
 
 const NAMES: Renames = renamesOf(definition);
 
 /** Inputs read back as the service has them (the others come from `olds` or the status). */
-const READ_INPUTS = CREATE_FIELDS.filter((f) => f !== "vmConfig" && f !== "bmConfig");
+const READ_INPUTS = bodyInputsOf(definition).filter((f) => f !== "vmConfig" && f !== "bmConfig");
 
 /**
  * The inputs that reproduce what the service has; secrets it never returns come from `olds`.
