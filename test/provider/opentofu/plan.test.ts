@@ -11,7 +11,7 @@ import {
   encodeMsgpack,
   type MsgValue,
 } from "../../../provider/opentofu/msgpack.ts";
-import { TofuProvider } from "../../../provider/opentofu/provider.ts";
+import { TofuProvider } from "../../../provider/opentofu/adapter.ts";
 import { resourcesOf, type PackageSchema } from "../../../provider/opentofu/tf-schema.ts";
 
 type Obj = Record<string, MsgValue>;
