@@ -11,12 +11,16 @@ import { relative, sep } from "node:path";
 const FRONT_ENDS = "provider front ends";
 
 /**
- * Layers, lowest first. A file belongs to the entry with the longest folder that holds it; the
- * server's root files (startServer, the context, the composition of the services and modules,
- * the CLI) are the top. Entries with the same `peers` stand side by side (listed together): none
- * may import another.
+ * Layers, lowest first. A file belongs to the first entry whose folder holds it; the server's
+ * root files (startServer, the context, the composition of the services and modules, the CLI)
+ * are the top.
  */
-export const LAYERS: readonly { name: string; folders: readonly string[]; peers?: string }[] = [
+export const LAYERS: readonly {
+  name: string;
+  folders: readonly string[];
+  /** Entries with the same `peers` stand side by side (listed together): none may import another. */
+  peers?: string;
+}[] = [
   { name: "contract", folders: ["api"] },
   { name: "client", folders: ["client"] },
   { name: "provider core", folders: ["provider/core"] },
