@@ -19,8 +19,8 @@ const i = process.argv.indexOf("--runs");
 const RUNS = Number((i > 0 ? process.argv[i + 1] : undefined) ?? 9);
 
 const VARIANTS = {
-  bundle: { adapter: "dynamic/provider/dynamic-adapter.js", client: "dynamic/client/client.js" },
-  compiled: { adapter: "provider/dynamic-adapter.js", client: "client/client.js" },
+  bundle: { adapter: "dynamic/provider/dynamic/adapter.js", client: "dynamic/client/client.js" },
+  compiled: { adapter: "provider/dynamic/adapter.js", client: "client/client.js" },
 };
 type Variant = keyof typeof VARIANTS;
 

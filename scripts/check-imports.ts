@@ -217,7 +217,7 @@ function main(argv: string[]): number {
   const upward = upwardImports(graph, root, hasLayerReason);
   if (upward.length) {
     console.error(
-      `check-imports: ${upward.length} import(s) up the layers (scripts/layers.ts) without a reason:`,
+      `check-imports: ${upward.length} import(s) up the layers or to a peer (scripts/layers.ts) without a reason:`,
     );
     for (const u of upward) console.error(`  ${u}`);
     return 1;

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as prettier from "prettier";
 import { DEFINITIONS } from "../provider/registry.ts";
-import { buildSchema, schemaText } from "../provider/native/schema.ts";
+import { buildSchema, schemaText } from "../provider/schema/package-schema.ts";
 import { indexPage, resourcePage } from "./gen/docs.ts";
 import { classFile, fileOf, indexFile, nativeFile, typesFile } from "./gen/sdk-classes.ts";
 import { REPO_ROOT } from "./repo-root.ts";

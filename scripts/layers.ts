@@ -1,20 +1,38 @@
 /**
  * The layers of the sources, kept by `node scripts/check-imports.ts` (npm run lint): a file may
- * import files of its own layer and of the layers below, never above, unless the import says
- * why on the line before it (`// layer: <reason>`). Type-only imports of the server's shared
- * context (`server/context.ts`, what every module receives) are allowed from every layer.
+ * import files of its own layer and of the layers below, never above, and never a file of a peer
+ * (layers side by side, such as the provider's front ends), unless the import says why on the
+ * line before it (`// layer: <reason>`). Type-only imports of the server's shared context
+ * (`server/context.ts`, what every module receives) are allowed from every layer.
  */
 import { relative, sep } from "node:path";
 
+/** The provider's front ends: peers, each speaking its own protocol over the layers below. */
+const FRONT_ENDS = "provider front ends";
+
 /**
- * Layers, lowest first. A file belongs to the first entry whose folder holds it; the server's
+ * Layers, lowest first. A file belongs to the entry whose folder holds it most closely (the longest
+ * match: server/sandbox/runtime before server); the server's
  * root files (startServer, the context, the composition of the services and modules, the CLI)
  * are the top.
  */
-export const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
+export const LAYERS: readonly {
+  name: string;
+  folders: readonly string[];
+  /** Entries with the same `peers` stand side by side (listed together): none may import another. */
+  peers?: string;
+}[] = [
   { name: "sandbox runtime", folders: ["server/sandbox/runtime"] },
   { name: "contract", folders: ["api"] },
   { name: "client", folders: ["client"] },
+  { name: "provider core", folders: ["provider/core"] },
+  { name: "provider resources", folders: ["provider/resources"] },
+  { name: "provider registry", folders: ["provider/registry.ts"] },
+  { name: "provider front-end base", folders: ["provider/frontend"] },
+  { name: "provider schema", folders: ["provider/schema"] },
+  { name: "provider dynamic", folders: ["provider/dynamic.ts", "provider/dynamic"], peers: FRONT_ENDS },
+  { name: "provider native", folders: ["provider/native"], peers: FRONT_ENDS },
+  { name: "provider opentofu", folders: ["provider/opentofu"], peers: FRONT_ENDS },
   { name: "server base", folders: ["server/common/util.ts"] },
   { name: "server store", folders: ["server/store", "server/seed"] },
   { name: "server http", folders: ["server/http"] },
@@ -51,7 +69,13 @@ export function layerOf(file: string): number | undefined {
   return found;
 }
 
-/** Imports that go to a higher layer without a `// layer:` reason on the line before them. */
+/** Whether two layers are peers: side by side, neither may import the other. */
+function peers(a: number, b: number): boolean {
+  const p = LAYERS[a]!.peers;
+  return a !== b && p !== undefined && p === LAYERS[b]!.peers;
+}
+
+/** Imports that go to a higher layer or a peer without a `// layer:` reason on the line before them. */
 export function upwardImports(
   graph: ReadonlyMap<string, readonly { to: string; typeOnly: boolean }[]>,
   root: string,
@@ -65,10 +89,11 @@ export function upwardImports(
     for (const e of edges) {
       const to = relative(root, e.to);
       const theirs = layerOf(to);
-      if (theirs === undefined || theirs <= mine) continue;
+      if (theirs === undefined || (theirs <= mine && !peers(mine, theirs))) continue;
       if (to.split(sep).join("/") === CONTEXT && e.typeOnly) continue;
       if (reasons(file, e.to)) continue;
-      out.push(`${from} (${LAYERS[mine]!.name}) imports ${to} (${LAYERS[theirs]!.name})`);
+      const peer = peers(mine, theirs) ? `, its peer among the ${LAYERS[mine]!.peers}` : "";
+      out.push(`${from} (${LAYERS[mine]!.name}) imports ${to} (${LAYERS[theirs]!.name}${peer})`);
     }
   }
   return out.sort();

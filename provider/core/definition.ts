@@ -16,6 +16,12 @@ export interface InputDef {
   description: string;
   /** How a change is applied; `none` for inputs that are never compared (adoptUid). */
   change: ChangeKind | "none";
+  /**
+   * Where the value goes when it is not a field of the request bodies (bodyInputsOf): the path
+   * of the create request (`path`: the sandbox a fork or a template is made from), or nowhere on
+   * the service (`provider`: the provider's own switches, waits and adoption).
+   */
+  role?: "path" | "provider";
   required?: boolean;
   /** The value an unset input means (compared even when unset). */
   default?: unknown;
@@ -77,6 +83,7 @@ export const ADOPT_UID: InputDef = {
   description:
     "UID of an object that already exists on the service. Create takes it under management instead of making a new one: fields that only change by replacement must match, the others are updated to the program's values.",
   change: "none",
+  role: "provider",
 };
 
 /** The uid output every resource has: its id. */
@@ -115,12 +122,19 @@ export const stateOutputs = (
  */
 export const PYTHON_RESOURCE_NAME = { python: "resource_name_" };
 
-/** The inventory resource an object runs or is provisioned on (`more`: the rest of its rule). */
-export const resourceNameInput = (
+/**
+ * The inventory resource an object runs or is provisioned on (`more`: the rest of its rule, its
+ * change among it unless the resource derives that).
+ */
+export const resourceNameInput = <M extends Partial<InputDef>>(
   description: string,
-  change: InputDef["change"],
-  more: Partial<InputDef> = {},
-): InputDef => ({ type: z.string(), description, change, ...more, languageNames: PYTHON_RESOURCE_NAME });
+  more: M,
+): Omit<InputDef, "change"> & M => ({
+  type: z.string(),
+  description,
+  ...more,
+  languageNames: PYTHON_RESOURCE_NAME,
+});
 
 /** When the service made and last changed the object. */
 export const TIMESTAMPS: Record<"createdAt" | "updatedAt", OutputDef> = {
@@ -135,6 +149,7 @@ export function readyTimeout(what: string, defaultSec: number): InputDef {
     description: `How long create and update wait for ${what}, in seconds (default ${defaultSec}); customTimeouts take precedence.`,
     change: "update",
     default: defaultSec,
+    role: "provider",
   };
 }
 
@@ -155,6 +170,15 @@ export function renamesOf(def: Definition): Renames {
     if (p.wire) out[k] = p.wire;
   return out;
 }
+
+/**
+ * The inputs the request bodies carry as fields (every input without a `role`), in definition
+ * order: what a create body is made of and what is read back from the service's record.
+ */
+export const bodyInputsOf = (def: Definition) =>
+  Object.entries(def.inputs)
+    .filter(([, p]) => !p.role)
+    .map(([k]) => k);
 
 export const secretsOf = (def: Definition) =>
   Object.entries(def.inputs)

@@ -1,44 +1,39 @@
 /**
  * The dynamic-provider front end: adapts the resource modules to `pulumi.dynamic.ResourceProvider`.
- * Loaded through `pulumi-cws/provider/dynamic` (dynamic.ts) inside the engine's provider process.
+ * Loaded through `pulumi-cws/provider/dynamic` (dynamic.ts) inside the engine's provider process;
+ * the settings, the client and the calls' contexts are the shared front-end base's (frontend/).
  */
 import type * as Client from "../../client/client.ts";
-import { resolveConfig, type ConfigSource } from "../core/config.ts";
-import { requireCached } from "./load.ts";
-import { resourceModule } from "../registry.ts";
-import { PartialStateError, type Context, type Props } from "../core/types.ts";
 import { Planned } from "../core/diff-words.ts";
-import { say } from "./engine-log.ts";
 import { fromState, toState } from "../core/state.ts";
+import { PartialStateError, type Context, type Props } from "../core/types.ts";
+import { Session } from "../frontend/session.ts";
+import { stackSettings } from "../frontend/stack-config.ts";
+import { resourceModule } from "../registry.ts";
+import { engine } from "./engine-log.ts";
+import { requireCached } from "./load.ts";
 
-let source: ConfigSource = () => undefined;
-let context: { ctx: Context; config: string } | undefined;
+/**
+ * The client class is loaded with the first call that needs a client, and the client is kept
+ * (with its connections) while the settings are the same: check and diff (all a preview asks
+ * for) never load the HTTP stack.
+ */
+const session = new Session(
+  () => requireCached<typeof Client>(import.meta.url, "../../client/client").CwsClient,
+);
+// Until the engine configures it (a state's provider that never does), the environment alone.
+session.configure(stackSettings(() => undefined));
 
 /**
  * Called by the engine with the stack's configuration (secrets unwrapped), once for each resource
  * type's provider, always with the same configuration.
  */
 export function configure(config: { get(key: string): string | undefined }): void {
-  source = (k) => config.get(k);
+  session.configure(stackSettings((k) => config.get(k)));
 }
 
-/**
- * The client is made with the first call that needs it and kept (with its connections) while the
- * configuration is the same: check and diff (all a preview asks for) never load the HTTP stack.
- */
-function ctx(): Context {
-  const cfg = resolveConfig(source);
-  const key = JSON.stringify(cfg);
-  if (context?.config !== key) {
-    const { CwsClient } = requireCached<typeof Client>(import.meta.url, "../../client/client");
-    const ctx: Context = {
-      client: new CwsClient({ baseUrl: cfg.baseUrl, org: cfg.org, token: cfg.token }),
-      log: (m) => process.stderr.write(`cws: ${m}\n`),
-    };
-    context = { ctx, config: key };
-  }
-  return context.ctx;
-}
+/** Progress lines of the modules: on the provider process's stderr. */
+const progress = (m: string) => void process.stderr.write(`cws: ${m}\n`);
 
 /** Engine-internal keys and the class's `__timeouts` never reach the modules. */
 function clean(props: Props): Props {
@@ -56,10 +51,10 @@ const URN = "__urn";
 const TIMEOUTS = "__timeouts";
 type Operation = "create" | "update" | "delete";
 
-/** The context of one operation: the program's timeout for it, if it set one. */
-function ctxFor(props: Props, op: Operation): Context {
+/** Runs `work` with the context of one operation: the program's timeout for it, if it set one. */
+function withContext<T>(props: Props, op: Operation, work: (ctx: Context) => Promise<T>): Promise<T> {
   const ms = (props[TIMEOUTS] as Partial<Record<Operation, number>> | undefined)?.[op];
-  return ms ? { ...ctx(), timeoutMs: ms } : ctx();
+  return session.run(progress, ms, work);
 }
 
 /** Properties for the engine: the state version, and the timeouts `from` carried. */
@@ -102,13 +97,14 @@ export async function diff(type: string, id: string, olds: Props, news: Props) {
   const urn = news[URN];
   if (typeof urn === "string")
     for (const words of planned.words(urn, type, d, after.name ?? before.name, before.status))
-      if (words.includes("redeploys")) await say(urn, words);
+      if (words.includes("redeploys")) await engine.log(urn, words, "warning");
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }
 
 export async function create(type: string, inputs: Props) {
   try {
-    const r = await resourceModule(type).create(ctxFor(inputs, "create"), old(type, inputs));
+    const m = resourceModule(type);
+    const r = await withContext(inputs, "create", (ctx) => m.create(ctx, old(type, inputs)));
     return { id: r.id, outs: outputs(r.outputs, inputs) };
   } catch (e) {
     rethrow(e);
@@ -117,7 +113,8 @@ export async function create(type: string, inputs: Props) {
 
 export async function read(type: string, id: string, props: Props) {
   try {
-    const r = await resourceModule(type).read(ctx(), id, old(type, props));
+    const m = resourceModule(type);
+    const r = await session.run(progress, undefined, (ctx) => m.read(ctx, id, old(type, props)));
     // An empty id tells the engine the resource is gone.
     return r
       ? { id: r.id, props: outputs(r.outputs, props), inputs: toState(r.inputs) }
@@ -129,11 +126,9 @@ export async function read(type: string, id: string, props: Props) {
 
 export async function update(type: string, id: string, olds: Props, news: Props) {
   try {
-    const outs = await resourceModule(type).update(
-      ctxFor(news, "update"),
-      id,
-      old(type, olds),
-      old(type, news),
+    const m = resourceModule(type);
+    const outs = await withContext(news, "update", (ctx) =>
+      m.update(ctx, id, old(type, olds), old(type, news)),
     );
     return { outs: outputs(outs, news) };
   } catch (e) {
@@ -143,7 +138,8 @@ export async function update(type: string, id: string, olds: Props, news: Props)
 
 export async function remove(type: string, id: string, props: Props) {
   try {
-    await resourceModule(type).delete(ctxFor(props, "delete"), id, old(type, props));
+    const m = resourceModule(type);
+    await withContext(props, "delete", (ctx) => m.delete(ctx, id, old(type, props)));
   } catch (e) {
     rethrow(e);
   }

@@ -1,42 +1,21 @@
 /**
- * A warning on a resource's own line from the dynamic provider's process: the engine's log
- * service, whose address the engine gives that process as its first argument. The gRPC stubs are
- * the ones of the @pulumi/pulumi that runs the process, loaded only when there is something to say.
+ * The dynamic provider's engine log (frontend/engine-log.ts): the engine gives its provider
+ * process the address of its log service as the first argument. The gRPC stubs are the ones of
+ * the @pulumi/pulumi that runs the process, loaded only when there is something to say.
  */
 import { createRequire } from "node:module";
+import { engineLog, type EngineStubs } from "../frontend/engine-log.ts";
 
-interface LogClient {
-  log(req: unknown, done: () => void): void;
+function stubs(): EngineStubs {
+  const require = createRequire(import.meta.url);
+  return {
+    grpc: require("@grpc/grpc-js") as EngineStubs["grpc"],
+    services: require("@pulumi/pulumi/proto/engine_grpc_pb.js") as EngineStubs["services"],
+    messages: require("@pulumi/pulumi/proto/engine_pb.js") as EngineStubs["messages"],
+  };
 }
 
-let client: LogClient | undefined;
-let pb: { LogRequest: new () => Record<string, (v: unknown) => void>; LogSeverity: Record<string, number> };
+const address = process.argv[2];
 
-function engine(): LogClient | undefined {
-  const address = process.argv[2];
-  if (!address || !/^[\w.-]+:\d+$/.test(address)) return undefined;
-  if (!client) {
-    const require = createRequire(import.meta.url);
-    const grpc = require("@grpc/grpc-js") as { credentials: { createInsecure(): unknown } };
-    const stubs = require("@pulumi/pulumi/proto/engine_grpc_pb.js") as {
-      EngineClient: new (address: string, credentials: unknown) => LogClient;
-    };
-    pb = require("@pulumi/pulumi/proto/engine_pb.js") as typeof pb;
-    client = new stubs.EngineClient(address, grpc.credentials.createInsecure());
-  }
-  return client;
-}
-
-/** Says `message` as a warning on the resource `urn`; on stderr when there is no engine to tell. */
-export async function say(urn: string, message: string): Promise<void> {
-  const c = engine();
-  if (!c) {
-    process.stderr.write(`cws: ${message}\n`);
-    return;
-  }
-  const req = new pb.LogRequest();
-  req.setSeverity!(pb.LogSeverity.WARNING);
-  req.setMessage!(message);
-  req.setUrn!(urn);
-  await new Promise<void>((resolve) => c.log(req, () => resolve()));
-}
+/** The engine's log; stderr when the process was not started by an engine. */
+export const engine = engineLog(address && /^[\w.-]+:\d+$/.test(address) ? address : undefined, stubs);

@@ -2,17 +2,21 @@
  * Entry point of the `pulumi-resource-cws` plugin. The engine starts it with its own address as
  * the argument and reads the port of the plugin's gRPC server from the first line of stdout.
  */
+import * as grpc from "@grpc/grpc-js";
+import engineGrpc from "@pulumi/pulumi/proto/engine_grpc_pb.js";
+import enginePb from "@pulumi/pulumi/proto/engine_pb.js";
 import { readFileSync } from "node:fs";
-import { engineLog } from "./engine-log.ts";
-import { servedSchema } from "./schema.ts";
-import { CwsPlugin, serve } from "./server.ts";
+import { engineLog } from "../frontend/engine-log.ts";
+import { servedSchema } from "../schema/package-schema.ts";
+import { CwsPlugin } from "./adapter.ts";
+import { serve } from "./serve.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
 const version = (JSON.parse(readFileSync(new URL("package.json", ROOT), "utf8")) as { version: string })
   .version;
 const engineAddress = process.argv.slice(2).find((a) => !a.startsWith("-"));
-const log = engineLog(engineAddress);
+const log = engineLog(engineAddress, () => ({ grpc, services: engineGrpc, messages: enginePb }));
 
 let schema: string | undefined;
 const plugin = new CwsPlugin({ version, log, schema: () => (schema ??= servedSchema(ROOT, version)) });

@@ -1,19 +1,23 @@
 /**
  * The plugin's provider configuration: `baseUrl`, `org`, `apiToken` (a secret) from the provider
  * resource's inputs (the stack's `cws:*` keys for the default provider), with the `CWS_*`
- * environment as fallback. CheckConfig names the key that is missing or wrong.
+ * environment as fallback (frontend/settings.ts). CheckConfig names the key that is missing or
+ * wrong; Configure makes the settings, or the error the first call that needs them reports.
  */
-import { CONFIG_ENV, resolveConfig, type ProviderConfig } from "../core/config.ts";
 import type { CheckFailure, Props } from "../core/types.ts";
 import { UNKNOWN } from "../core/unknowns.ts";
+import {
+  SETTINGS,
+  SETTING_KEYS,
+  baseUrlProblem,
+  givenValue,
+  settingValue,
+  type Settings,
+} from "../frontend/settings.ts";
+import { configKey, configSetCommand, stackSettings } from "../frontend/stack-config.ts";
 
-export const CONFIG_KEYS = ["baseUrl", "org", "apiToken"] as const;
-export const CONFIG_SECRETS = ["apiToken"];
-
-/** Config values arrive as strings, or JSON-encoded in Configure's variables map. */
-function str(v: unknown): string | undefined {
-  return typeof v === "string" && v !== "" ? v : undefined;
-}
+export const CONFIG_KEYS = SETTING_KEYS;
+export const CONFIG_SECRETS = SETTING_KEYS.filter((k) => SETTINGS[k].secret);
 
 export function checkConfig(news: Props, env: NodeJS.ProcessEnv = process.env): CheckFailure[] {
   const failures: CheckFailure[] = [];
@@ -21,45 +25,33 @@ export function checkConfig(news: Props, env: NodeJS.ProcessEnv = process.env): 
     const v = news[key];
     if (v === UNKNOWN) continue;
     if (v !== undefined && typeof v !== "string") {
-      failures.push({ property: key, reason: `cws:${key} must be a string` });
+      failures.push({ property: key, reason: `${configKey(key)} must be a string` });
       continue;
     }
-    if (!str(v) && !env[CONFIG_ENV[key]]) {
+    if (!settingValue(key, v, env)) {
       failures.push({
         property: key,
-        reason: `cws:${key} is not set (nor ${CONFIG_ENV[key]}): \`pulumi config set ${key === "apiToken" ? "--secret " : ""}cws:${key} ...\``,
+        reason: `${configKey(key)} is not set (nor ${SETTINGS[key].env}): ${configSetCommand(key)}`,
       });
     }
   }
-  const url = str(news.baseUrl) ?? (news.baseUrl === undefined ? env[CONFIG_ENV.baseUrl] : undefined);
-  if (url && url !== UNKNOWN) {
-    let ok = false;
-    try {
-      ok = ["http:", "https:"].includes(new URL(url).protocol);
-    } catch {
-      ok = false;
-    }
-    if (!ok) {
-      failures.push({
-        property: "baseUrl",
-        reason: `cws:baseUrl must be an http(s) URL including /v3, e.g. https://api.example.com/v3`,
-      });
-    }
-  }
+  // The base URL in effect (the one given, else the environment's) follows the one rule.
+  const url = news.baseUrl === undefined ? settingValue("baseUrl", undefined, env) : givenValue(news.baseUrl);
+  const problem = url && url !== UNKNOWN ? baseUrlProblem(configKey("baseUrl"), url) : undefined;
+  if (problem) failures.push({ property: "baseUrl", reason: problem });
   return failures;
 }
 
-/** Provider config from Configure's arguments (or its variables map, `cws:config:<key>`). */
-export function configFrom(args: Props, variables: Map<string, string>): ProviderConfig {
-  const lookup = (configKey: string) => {
-    const key = configKey.replace(/^cws:/, "");
-    const fromArgs = str(args[key]);
+/** Settings from Configure's arguments (or its variables map, `cws:config:<key>`), else the error. */
+export function configFrom(args: Props, variables: Map<string, string>): Settings | Error {
+  return stackSettings((configKeyName) => {
+    const key = configKeyName.replace(/^cws:/, "");
+    const fromArgs = givenValue(args[key]);
     if (fromArgs) return fromArgs;
-    for (const name of [`cws:config:${key}`, `cws:${key}`]) {
+    for (const name of [`cws:config:${key}`, configKeyName]) {
       const v = variables.get(name);
       if (v !== undefined) return v;
     }
     return undefined;
-  };
-  return resolveConfig(lookup);
+  });
 }

@@ -4,7 +4,7 @@
  * ("vmConfig.password", "ports[0].port"); here they become HCL paths (vm_config.password,
  * ports[0].port) and the words of the reason use the HCL names too.
  */
-import { camelToSnake } from "./core.ts";
+import { camelToSnake } from "../core/wire.ts";
 
 export type Step = { attribute_name: string } | { element_key_int: number } | { element_key_string: string };
 

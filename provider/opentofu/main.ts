@@ -3,9 +3,9 @@
  * it with the go-plugin environment and read the handshake line from its first line of stdout.
  */
 import { readFileSync } from "node:fs";
-import { servedSchema } from "./core.ts";
-import { refusal, servePlugin } from "./plugin-server.ts";
-import { TofuProvider } from "./provider.ts";
+import { servedSchema } from "../schema/package-schema.ts";
+import { TofuProvider } from "./adapter.ts";
+import { refusal, serve } from "./serve.ts";
 import type { PackageSchema } from "./tf-schema.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -19,7 +19,7 @@ const version = (JSON.parse(readFileSync(new URL("package.json", ROOT), "utf8"))
   .version;
 const provider = new TofuProvider(JSON.parse(servedSchema(ROOT, version)) as PackageSchema);
 
-servePlugin(provider).then(
+serve(provider).then(
   ({ handshake }) => process.stdout.write(`${handshake}\n`),
   (e: unknown) => {
     process.stderr.write(`terraform-provider-cws: ${e instanceof Error ? e.message : String(e)}\n`);

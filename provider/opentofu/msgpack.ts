@@ -10,6 +10,8 @@
 export const UNKNOWN_VALUE: unique symbol = Symbol("unknown");
 export type MsgValue =
   null | boolean | number | string | typeof UNKNOWN_VALUE | MsgValue[] | { [key: string]: MsgValue };
+/** An OpenTofu object: its attributes by HCL name. */
+export type TfObject = { [key: string]: MsgValue };
 
 const UNKNOWN_EXTS = new Set([0, 12]);
 

@@ -10,13 +10,12 @@
  *   replacement; the id, uid and creation time survive an update), else they keep their values.
  * - Replacement where the core replaces; a warning when the service redeploys the object.
  */
-import { camelToSnake, type DiffResult } from "./core.ts";
+import type { DiffResult } from "../core/types.ts";
+import { camelToSnake } from "../core/wire.ts";
 import { warningDiag, type Diagnostic } from "./diagnostics.ts";
-import { UNKNOWN_VALUE, type MsgValue } from "./msgpack.ts";
+import { UNKNOWN_VALUE, type MsgValue, type TfObject } from "./msgpack.ts";
 import { type TfAttribute, type TfResource } from "./tf-schema.ts";
 import { containsUnknownValue, sameJson, sameValue } from "./values.ts";
-
-type TfObject = { [key: string]: MsgValue };
 
 /** Computed attributes that keep their value through an update. */
 const STABLE = new Set(["id", "uid", "created_at"]);

@@ -1,5 +1,16 @@
-/** The tfplugin6 Schema message of a provider block, resource or data source (tf-schema.ts). */
-import { TIMEOUT_KEYS, type TfAttribute } from "./tf-schema.ts";
+/**
+ * The tfplugin6 Schema messages (tf-schema.ts): of a provider block, resource or data source, and
+ * the GetProviderSchema answer that holds them all.
+ */
+import { STATE_VERSION } from "../core/state.ts";
+import { PROVIDER_ATTRIBUTES, TIMEOUT_KEYS, type TfAttribute, type TfResource } from "./tf-schema.ts";
+
+/** What the provider can do beyond the basics: none of the optional capabilities. */
+export const SERVER_CAPABILITIES = {
+  plan_destroy: false,
+  get_provider_schema_optional: false,
+  move_resource_state: false,
+};
 
 function attributeMessage(a: TfAttribute): Record<string, unknown> {
   return {
@@ -46,5 +57,30 @@ export function schemaMessage(
       description,
       description_kind: "MARKDOWN",
     },
+  };
+}
+
+/** The GetProviderSchema answer: the provider block, the resources (state version, timeouts) and the data sources. */
+export function providerSchemaMessage(resources: TfResource[], dataSources: TfResource[]) {
+  const schemas = (list: TfResource[], timeouts: boolean) =>
+    Object.fromEntries(
+      list.map((r) => [
+        r.typeName,
+        schemaMessage(r.attributes, r.description, timeouts ? STATE_VERSION : 0, timeouts),
+      ]),
+    );
+  return {
+    provider: schemaMessage(
+      PROVIDER_ATTRIBUTES,
+      "The Compute Workload Service: where it is and who calls it.",
+      0,
+      false,
+    ),
+    resource_schemas: schemas(resources, true),
+    data_source_schemas: schemas(dataSources, false),
+    server_capabilities: SERVER_CAPABILITIES,
+    functions: {},
+    ephemeral_resource_schemas: {},
+    diagnostics: [],
   };
 }

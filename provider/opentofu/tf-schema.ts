@@ -7,7 +7,8 @@
  * attributes (`ports = [{ port = 8080 }]`); a free-form document (a template's manifest) is a
  * JSON string (`jsonencode(...)`).
  */
-import { camelToSnake } from "./core.ts";
+import { camelToSnake } from "../core/wire.ts";
+import { SETTINGS, SETTING_KEYS, type SettingKey } from "../frontend/settings.ts";
 
 /** An OpenTofu value type in its JSON form ("string", ["list", "string"], ["object", {...}]). */
 export type TfType =
@@ -205,29 +206,20 @@ export function dataSourcesOf(schema: PackageSchema): TfResource[] {
   });
 }
 
+/** The provider block's attributes: the settings (frontend/settings.ts) under their HCL names. */
+export const HCL_SETTING_NAMES: Record<SettingKey, string> = {
+  baseUrl: "endpoint",
+  org: "org",
+  apiToken: "api_token",
+};
+
 /** The provider block: where the service is, which org, and the token (falling back to CWS_*). */
-export const PROVIDER_ATTRIBUTES: TfAttribute[] = [
-  {
-    name: "endpoint",
-    key: "baseUrl",
-    type: "string",
-    optional: true,
-    description: "Base URL of the service including /v3 (falls back to CWS_BASE_URL).",
-  },
-  {
-    name: "org",
-    key: "org",
-    type: "string",
-    optional: true,
-    description: "Organization slug (falls back to CWS_ORG).",
-  },
-  {
-    name: "api_token",
-    key: "apiToken",
-    type: "string",
-    optional: true,
-    sensitive: true,
-    description: "API token (falls back to CWS_API_TOKEN).",
-  },
-];
+export const PROVIDER_ATTRIBUTES: TfAttribute[] = SETTING_KEYS.map((key) => ({
+  name: HCL_SETTING_NAMES[key],
+  key,
+  type: "string",
+  optional: true,
+  ...(SETTINGS[key].secret ? { sensitive: true } : {}),
+  description: `${SETTINGS[key].description} (falls back to ${SETTINGS[key].env}).`,
+}));
 export const PROVIDER_TYPE = objectType(PROVIDER_ATTRIBUTES);

@@ -3,8 +3,9 @@
  * Go's duration syntax as other providers take it ("90s", "1h30m"). A set timeout bounds the
  * operation's waits and retries as customTimeouts do for the Pulumi front ends.
  */
-import { durationMs } from "./core.ts";
-import type { MsgValue } from "./msgpack.ts";
+// Timeouts are read as the SDK classes read customTimeouts (Go duration syntax).
+import { durationMs } from "../../sdk/duration.ts";
+import type { MsgValue, TfObject } from "./msgpack.ts";
 import { TIMEOUT_KEYS } from "./tf-schema.ts";
 
 export type TimeoutKey = (typeof TIMEOUT_KEYS)[number];
@@ -31,4 +32,16 @@ export function timeoutMs(block: MsgValue, key: TimeoutKey): number | undefined 
   if (!block || typeof block !== "object" || Array.isArray(block)) return undefined;
   const v = (block as Record<string, MsgValue>)[key];
   return typeof v === "string" ? durationMs(v) : undefined;
+}
+
+/** The timeouts block of a state, every key present (null: not set). */
+export function timeoutsOf(state: TfObject): MsgValue {
+  const t = state.timeouts;
+  if (!t || typeof t !== "object" || Array.isArray(t)) return null;
+  return {
+    create: t.create ?? null,
+    read: t.read ?? null,
+    update: t.update ?? null,
+    delete: t.delete ?? null,
+  };
 }

@@ -2,13 +2,28 @@
  * Values between OpenTofu's objects (snake_case attributes, every one present, null when unset,
  * unknown until apply) and the provider core's properties (camelCase, unset ones absent, the
  * core's unknown marker). Both directions follow the schema (tf-schema.ts), so nested objects
- * get every attribute and numbers stay numbers.
+ * get every attribute and numbers stay numbers. The objects travel as tfplugin6 DynamicValues.
  */
-import { UNKNOWN, camelToSnake, snakeToCamel, type Props } from "./core.ts";
-import { UNKNOWN_VALUE, type MsgValue } from "./msgpack.ts";
-import { type TfAttribute, type TfType } from "./tf-schema.ts";
+import type { CheckFailure, Props } from "../core/types.ts";
+import { UNKNOWN } from "../core/unknowns.ts";
+import { camelToSnake, snakeToCamel } from "../core/wire.ts";
+import { UNKNOWN_VALUE, decodeMsgpack, encodeMsgpack, type MsgValue, type TfObject } from "./msgpack.ts";
+import type { TfAttribute, TfResource, TfType } from "./tf-schema.ts";
 
-type TfObject = { [key: string]: MsgValue };
+/** A tfplugin6 DynamicValue: a value in MessagePack (or JSON, which OpenTofu sends for raw state). */
+export interface DynamicValue {
+  msgpack?: Buffer;
+  json?: Buffer;
+}
+
+/** The object a DynamicValue holds (null: none). */
+export function decodeValue(v: DynamicValue | undefined): TfObject | null {
+  if (v?.msgpack?.length) return decodeMsgpack(v.msgpack) as TfObject | null;
+  if (v?.json?.length) return JSON.parse(v.json.toString("utf8")) as TfObject | null;
+  return null;
+}
+
+export const encodeValue = (v: MsgValue): DynamicValue => ({ msgpack: encodeMsgpack(v) });
 
 /** A JSON document's keys renamed all the way down (a manifest is written with HCL's snake_case names). */
 function renameKeys(v: unknown, rename: (k: string) => string): unknown {
@@ -128,4 +143,22 @@ export function sameJson(a: MsgValue, b: MsgValue): boolean {
   } catch {
     return a === b;
   }
+}
+
+/** Failures of the JSON documents in a configuration: each must be an object. */
+export function jsonFailures(r: TfResource, config: TfObject | null): CheckFailure[] {
+  const failures: CheckFailure[] = [];
+  for (const a of r.attributes.filter((x) => x.json)) {
+    const v = config?.[a.name];
+    if (typeof v !== "string") continue;
+    let doc: unknown;
+    try {
+      doc = JSON.parse(v);
+    } catch {
+      doc = undefined;
+    }
+    if (!doc || typeof doc !== "object" || Array.isArray(doc))
+      failures.push({ property: a.key, reason: `${a.name} must be a JSON object (use jsonencode({...}))` });
+  }
+  return failures;
 }

@@ -6,7 +6,7 @@ import type { z } from "zod";
 import type { Definition, InputDef } from "../../provider/core/definition.ts";
 import type { Props } from "../../provider/core/types.ts";
 import { camelToSnake } from "../../provider/core/wire.ts";
-import { core, defOf } from "../../provider/native/zod-types.ts";
+import { core, defOf } from "../../provider/schema/zod-types.ts";
 import { HEADER } from "./sdk-classes.ts";
 import { NAMED_INPUTS, tsType } from "./ts-types.ts";
 

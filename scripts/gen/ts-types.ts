@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { BmConfig, Env, Port, RegistryAuth, VmConfig, VolumeMount } from "../../api/index.ts";
 import { OPAQUE, snakeToCamel } from "../../provider/core/wire.ts";
-import { core, defOf, isOptional } from "../../provider/native/zod-types.ts";
+import { core, defOf, isOptional } from "../../provider/schema/zod-types.ts";
 
 /** Object types the SDK exports under a name of their own (inputs). */
 export const NAMED_INPUTS = new Map<z.ZodType, string>([

@@ -10,11 +10,11 @@ import {
   createAccepts,
   patchAccepts,
   type FieldChange,
+  type WorkloadFieldName,
 } from "../../api/index.ts";
 import { serviceField, snakeToCamel } from "../../provider/core/wire.ts";
-import { renamesOf } from "../../provider/core/definition.ts";
+import { bodyInputsOf, renamesOf } from "../../provider/core/definition.ts";
 import { DEFINITIONS } from "../../provider/registry.ts";
-import { SERVICE_FIELDS, SERVICE_INPUTS } from "../../provider/resources/sandbox/definition.ts";
 
 /** Each resource's renamed properties, from its definition. */
 const RENAMED = Object.fromEntries(Object.entries(DEFINITIONS).map(([k, d]) => [k, renamesOf(d)])) as Record<
@@ -75,10 +75,10 @@ describe("the reference pages agree with WORKLOAD_FIELDS", () => {
 
   it("Sandbox: every input that stands for a service field", () => {
     const rows = table(page("sandbox"), "## Inputs");
-    for (const input of SERVICE_INPUTS) {
-      // The field the definition names is the one its wire path is sent in: template is image, ttlSec is in sandbox_config.
-      const f = SERVICE_FIELDS[input];
-      expect(serviceField(input, RENAMED.Sandbox), `field of ${input}`).toBe(f);
+    for (const input of bodyInputsOf(DEFINITIONS.Sandbox!)) {
+      // The field is the one its wire path is sent in: template is image, ttlSec is in sandbox_config.
+      const f = serviceField(input, RENAMED.Sandbox) as WorkloadFieldName;
+      expect(WORKLOAD_FIELD_NAMES, `field of ${input}`).toContain(f);
       expect(rows.get(input)?.["A change"], `change of ${input}`).toBe(LABEL[changeOf("SANDBOX", f)]);
     }
   });

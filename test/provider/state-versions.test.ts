@@ -6,7 +6,7 @@
 import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as dynamic from "../../provider/dynamic/adapter.ts";
-import { CwsPlugin } from "../../provider/native/server.ts";
+import { CwsPlugin } from "../../provider/native/adapter.ts";
 import { SIG_KEY, encode, secret } from "../../provider/native/values.ts";
 import type { Props } from "../../provider/core/types.ts";
 import {

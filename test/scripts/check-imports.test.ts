@@ -125,4 +125,37 @@ describe("check-imports", () => {
     expect(good.stderr).toBe("");
     expect(good.status).toBe(0);
   });
+
+  it("refuses an import between peers, the provider's front ends, whichever comes first in the list", () => {
+    const dir = tree({
+      "provider/frontend/base.ts": `export const base = 1;`,
+      "provider/dynamic.ts": `import { a } from "./dynamic/adapter.ts";\nexport const d = a;`,
+      "provider/dynamic/adapter.ts": `import { base } from "../frontend/base.ts";\nexport const a = base;`,
+      "provider/native/n.ts": `import { base } from "../frontend/base.ts";\nexport const n = base;`,
+      "provider/opentofu/t.ts": `import { n } from "../native/n.ts";\nexport const t = n;`,
+    });
+    const run = () => spawnSync(process.execPath, [SCRIPT, "--root", dir, "provider"], { encoding: "utf8" });
+    const bad = run();
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("1 import(s) up the layers or to a peer");
+    expect(bad.stderr).toContain(
+      "provider/opentofu/t.ts (provider opentofu) imports provider/native/n.ts (provider native, its peer among the provider front ends)",
+    );
+    // the other way round too, and from dynamic.ts, which is the dynamic front end as dynamic/ is
+    writeFileSync(join(dir, "provider/opentofu/t.ts"), `export const t = 1;`);
+    writeFileSync(
+      join(dir, "provider/dynamic.ts"),
+      `import { t } from "./opentofu/t.ts";\nexport const d = t;`,
+    );
+    expect(run().stderr).toContain(
+      "provider/dynamic.ts (provider dynamic) imports provider/opentofu/t.ts (provider opentofu, its peer among the provider front ends)",
+    );
+    writeFileSync(
+      join(dir, "provider/dynamic.ts"),
+      `// layer: a test of the rule\nimport { t } from "./opentofu/t.ts";\nexport const d = t;`,
+    );
+    const good = run();
+    expect(good.stderr).toBe("");
+    expect(good.status).toBe(0);
+  });
 });

@@ -49,8 +49,8 @@ export const controller: Controller<SandboxTemplate> = {
   },
 
   async update(ctx, id, _have, want, detail) {
-    // An input the program no longer sets is cleared: "".
-    const changed = ["displayName", "description"].filter((k) => detail[k]);
+    // The texts change in place; an input the program no longer sets is cleared: "".
+    const changed = PUBLISH_INPUTS.filter((k) => detail[k] === "update");
     if (changed.length)
       await ctx.client.sandboxTemplates.update(
         id,

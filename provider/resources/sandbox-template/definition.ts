@@ -4,18 +4,13 @@
  */
 import { PublishBody, SandboxTemplate } from "../../../api/index.ts";
 import { z } from "zod";
-import { TIMESTAMPS, readyTimeout, type Definition } from "../../core/definition.ts";
+import { TIMESTAMPS, bodyInputsOf, readyTimeout, type Definition } from "../../core/definition.ts";
 import { DEFAULT_READY_TIMEOUT_SEC } from "../../core/timeouts.ts";
 import type { CheckFailure } from "../../core/types.ts";
 import { compact, pick } from "../../core/values.ts";
 import { contractFailures, toWire } from "../../core/wire.ts";
 
 const zeroIsUnset = (v: unknown) => v || undefined;
-
-/** Inputs the publish request carries (sourceSandbox is its path). */
-export const PUBLISH_INPUTS = ["name", "displayName", "description"];
-export const publishBody = (inputs: Record<string, unknown>) =>
-  toWire<PublishBody>(compact(pick(inputs, PUBLISH_INPUTS)));
 
 export const definition: Definition = {
   name: "SandboxTemplate",
@@ -34,6 +29,7 @@ export const definition: Definition = {
       description: "UID of the running sandbox whose files it snapshots.",
       change: "replace",
       required: true,
+      role: "path",
     },
     displayName: {
       type: SandboxTemplate.shape.display_name,
@@ -82,3 +78,8 @@ export const definition: Definition = {
   notes: `Publishing snapshots the running sandbox's files; create waits until the template is READY. Use \`template: t.uid\` on a Sandbox to start from it. A template that is still PENDING cannot be deleted (409).`,
   example: { name: "my-env", sourceSandbox: "<sandbox uid>", displayName: "My environment" },
 };
+
+/** Inputs the publish request carries (sourceSandbox is its path). */
+export const PUBLISH_INPUTS = bodyInputsOf(definition);
+export const publishBody = (inputs: Record<string, unknown>) =>
+  toWire<PublishBody>(compact(pick(inputs, PUBLISH_INPUTS)));

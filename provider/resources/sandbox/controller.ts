@@ -3,40 +3,49 @@
  * freeze and thaw, read back, delete. Only fields the service accepts for sandboxes are sent.
  */
 import {
+  ForkBody,
   WORKLOAD_FIELDS,
   patchAccepts,
-  type ForkBody,
   type Workload,
   type WorkloadCreate,
   type WorkloadPatch,
 } from "../../../api/index.ts";
-import { renamesOf } from "../../core/definition.ts";
+import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { waitOptions } from "../../core/timeouts.ts";
 import type { Context, Props } from "../../core/types.ts";
 import { compact, pick } from "../../core/values.ts";
 import { propsFrom, toWire } from "../../core/wire.ts";
-import { createWorkloadOnce, forkOnce, liveWorkload, transitionOnce } from "../../core/workloads.ts";
-import { SERVICE_FIELDS, SERVICE_INPUTS, definition, type ServiceInput } from "./definition.ts";
+import { createWorkloadOnce, forkOnce } from "../workload/create-once.ts";
+import { liveWorkload } from "../workload/live.ts";
+import { transitionOnce } from "../workload/transitions.ts";
+import { definition, workloadField } from "./definition.ts";
 
 const NAMES = renamesOf(definition);
 
+/** Inputs the create body carries, each a field of the SANDBOX workload. */
+const BODY_INPUTS = bodyInputsOf(definition);
+const fieldOf = (input: string) => workloadField(input, definition.inputs[input]!.wire);
+
 /** Inputs a PATCH changes: those whose service field a sandbox PATCH accepts (WORKLOAD_FIELDS). */
-const PATCH_INPUTS = SERVICE_INPUTS.filter((k) => patchAccepts("SANDBOX", SERVICE_FIELDS[k]));
+const PATCH_INPUTS = BODY_INPUTS.filter((k) => patchAccepts("SANDBOX", fieldOf(k)));
+
+/** Inputs a fork request carries: those whose service field its body takes. */
+const FORK_INPUTS = BODY_INPUTS.filter((k) => fieldOf(k) in ForkBody.shape);
 
 function createBody(inputs: Props): WorkloadCreate {
-  const fields = toWire<Omit<WorkloadCreate, "type">>(compact(pick(inputs, SERVICE_INPUTS)), NAMES);
+  const fields = toWire<Omit<WorkloadCreate, "type">>(compact(pick(inputs, BODY_INPUTS)), NAMES);
   return { type: "SANDBOX", ...fields };
 }
 
 /** The PATCH value that clears an input the program no longer sets: 0 turns a timeout off. */
-function cleared(input: ServiceInput): unknown {
-  const field = SERVICE_FIELDS[input];
+function cleared(input: string): unknown {
+  const field = fieldOf(input);
   return field === "sandbox_config" ? 0 : (WORKLOAD_FIELDS[field] as { cleared?: unknown }).cleared;
 }
 
 function inputsOf(w: Workload, olds: Props): Props {
-  const read = propsFrom(w, [...SERVICE_INPUTS, "forkFrom"], NAMES);
+  const read = propsFrom(w, [...BODY_INPUTS, "forkFrom"], NAMES);
   const fork = Boolean(read.forkFrom && olds.forkFrom);
   return compact({
     name: read.name,
@@ -82,10 +91,7 @@ async function create(ctx: Context, inputs: Props): Promise<string> {
   if (!inputs.forkFrom) return (await createWorkloadOnce(ctx, createBody(inputs))).uid;
   const parent = inputs.forkFrom as string;
   ctx.log(`forking sandbox ${parent}`);
-  const body = toWire<ForkBody>(
-    compact(pick(inputs, ["name", "projectId", "ttlSec", "idleTimeoutSec"])),
-    NAMES,
-  );
+  const body = toWire<ForkBody>(compact(pick(inputs, FORK_INPUTS)), NAMES);
   return (await forkOnce(ctx, parent, body, inputs.name as string)).uid;
 }
 

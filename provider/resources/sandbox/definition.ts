@@ -1,10 +1,11 @@
 /**
  * Sandbox: an isolated Linux environment made from a sandbox template, or forked from another
- * sandbox. A sandbox is a SANDBOX workload: how a change of each input is applied is the service's
- * rule for SANDBOX workloads (changeOf in api/): in place without redeploy, or replace.
+ * sandbox. A sandbox is a SANDBOX workload: how a change of each input it sends is applied is the
+ * service's rule for that field of SANDBOX workloads (changeOf in api/): in place without
+ * redeploy, or replace.
  */
 import { z } from "zod";
-import { Port, Workload, changeOf, type WorkloadFieldName } from "../../../api/index.ts";
+import { Port, WORKLOAD_FIELDS, Workload, changeOf, type WorkloadFieldName } from "../../../api/index.ts";
 import {
   ADOPT_UID,
   TIMESTAMPS,
@@ -13,32 +14,40 @@ import {
   resourceNameInput,
   uidOutput,
   type Definition,
+  type InputDef,
 } from "../../core/definition.ts";
 import { portsNormaliser, sortedStrings } from "../../core/diff.ts";
 import { DEFAULT_READY_TIMEOUT_SEC } from "../../core/timeouts.ts";
-import { RESOURCE_NAME_WIRE, workloadOutputs } from "../../core/workloads.ts";
+import { serviceField, type WireName } from "../../core/wire.ts";
+import { RESOURCE_NAME_WIRE, workloadOutputs } from "../workload/outputs.ts";
 import { validateSandbox } from "./validate.ts";
 
 /**
- * The service field of the SANDBOX workload each input stands for, in create-body order (the
- * input's `wire` says where in it the value goes: `template` is `image`, `ttlSec` is in
- * sandbox_config).
+ * The field of the SANDBOX workload an input is sent in, the first part of its wire name:
+ * `template` is `image`, `ttlSec` is in sandbox_config.
  */
-export const SERVICE_FIELDS = {
-  name: "name",
-  template: "image",
-  resourceName: "resource_name",
-  projectId: "project_id",
-  sshKeys: "ssh_keys",
-  ports: "ports",
-  ttlSec: "sandbox_config",
-  idleTimeoutSec: "sandbox_config",
-} as const satisfies Record<string, WorkloadFieldName>;
-export type ServiceInput = keyof typeof SERVICE_FIELDS;
-export const SERVICE_INPUTS = Object.keys(SERVICE_FIELDS) as ServiceInput[];
+export function workloadField(input: string, wire?: WireName): WorkloadFieldName {
+  const field = serviceField(input, wire ? { [input]: wire } : {});
+  if (!(field in WORKLOAD_FIELDS))
+    throw new Error(`Sandbox input ${input} is sent in ${field}, which is no workload field`);
+  return field as WorkloadFieldName;
+}
 
-/** How a change of `input` is applied: the service's rule for its field of a SANDBOX workload. */
-const kind = (input: ServiceInput) => changeOf("SANDBOX", SERVICE_FIELDS[input]);
+/** An input sent as a field of the SANDBOX workload: its change is the service's rule for that field. */
+type FieldInput = Omit<InputDef, "change" | "role">;
+/** An input with a `role` (the provider's own, or a request's path): it says its own change. */
+type OwnInput = InputDef & Required<Pick<InputDef, "role">>;
+
+/** The inputs, each one sent as a field given the change that the service's rule for its field says. */
+function withFieldChanges(inputs: Record<string, FieldInput | OwnInput>): Record<string, InputDef> {
+  return Object.fromEntries(
+    Object.entries(inputs).map(([k, p]) => [
+      k,
+      "role" in p ? p : { ...p, change: changeOf("SANDBOX", workloadField(k, p.wire)) },
+    ]),
+  );
+}
+
 const seconds = z.number().int();
 const zeroIsUnset = (v: unknown) => v || undefined;
 
@@ -46,18 +55,16 @@ export const definition: Definition = {
   name: "Sandbox",
   what: "sandbox",
   description: "An isolated Linux environment made from a sandbox template, or forked from another sandbox.",
-  inputs: {
+  inputs: withFieldChanges({
     name: {
       type: z.string(),
       description: "Lowercase letters, digits and hyphens, no leading or trailing hyphen; at most 32.",
-      change: kind("name"),
       required: true,
     },
     // A sandbox is a SANDBOX workload whose `image` is the UID of its sandbox template (spec 2.1).
     template: {
       type: z.string(),
       description: "UID of a READY sandbox template (getSandboxTemplates). Give this or forkFrom.",
-      change: kind("template"),
       wire: { body: "image", record: "sandbox_config.template_uid" },
     },
     // A fork is made by a request on its parent (POST .../fork); the record names the parent.
@@ -65,29 +72,27 @@ export const definition: Definition = {
       type: z.string(),
       description: "UID of a running sandbox to fork: the new sandbox starts with a copy of its files.",
       change: "replace",
+      role: "path",
       wire: { record: "sandbox_config.parent_workload_uid" },
     },
-    resourceName: resourceNameInput("The inventory shape; by default the template's.", kind("resourceName"), {
+    resourceName: resourceNameInput("The inventory shape; by default the template's.", {
       wire: RESOURCE_NAME_WIRE,
     }),
-    projectId: { type: z.string(), description: "The project.", change: kind("projectId") },
+    projectId: { type: z.string(), description: "The project." },
     sshKeys: {
       type: z.array(z.string()),
       description: "SshKey uids, installed in the guest's authorized_keys.",
-      change: kind("sshKeys"),
       normalise: sortedStrings,
     },
     ports: {
       type: z.array(Port),
       description: "TCP or UDP, 1024-65535, no routing; port 22 is reserved.",
-      change: kind("ports"),
       normalise: portsNormaliser(false),
     },
     // sandbox_config holds nothing but the two timeouts: the resource takes them as top-level inputs.
     ttlSec: {
       type: seconds,
       description: "Delete the sandbox after this many seconds (0 or unset: never).",
-      change: kind("ttlSec"),
       normalise: zeroIsUnset,
       wire: "sandbox_config.ttl_sec",
     },
@@ -95,7 +100,6 @@ export const definition: Definition = {
       type: seconds,
       description:
         "Freeze the sandbox after this many idle seconds (0 or unset: never); smaller than ttlSec.",
-      change: kind("idleTimeoutSec"),
       normalise: zeroIsUnset,
       wire: "sandbox_config.idle_timeout_sec",
     },
@@ -105,10 +109,11 @@ export const definition: Definition = {
       description:
         "true freezes the sandbox (processes stopped, files kept); false thaws it and keeps it running; unset leaves it to the service (the idle timeout may pause it).",
       change: "update",
+      role: "provider",
     },
     readyTimeoutSec: readyTimeout("running", DEFAULT_READY_TIMEOUT_SEC),
     adoptUid: ADOPT_UID,
-  },
+  }),
   outputs: {
     uid: uidOutput("sandbox"),
     ...workloadOutputs,

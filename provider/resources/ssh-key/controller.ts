@@ -1,13 +1,13 @@
 /** The SshKey's calls to the API: create once, rename, read back, delete. */
 import type { SshKey, SshKeyCreate } from "../../../api/index.ts";
 import { createOnce, findCreated } from "../../core/create-once.ts";
-import { renamesOf } from "../../core/definition.ts";
+import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { pick, unlessGone } from "../../core/values.ts";
 import { propsFrom, toWire } from "../../core/wire.ts";
 import { definition, keyIdentity } from "./definition.ts";
 
-const INPUTS = ["name", "publicKey"];
+const INPUTS = bodyInputsOf(definition);
 const NAMES = renamesOf(definition);
 
 export const controller: Controller<SshKey> = {

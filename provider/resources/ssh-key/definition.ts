@@ -4,6 +4,7 @@ import { z } from "zod";
 import {
   ADOPT_UID,
   TIMESTAMPS,
+  bodyInputsOf,
   renamesOf,
   uidOutput,
   type Definition,
@@ -41,7 +42,7 @@ export const definition: Definition = {
     ...TIMESTAMPS,
   },
   validate: (_olds, news) =>
-    contractFailures(SshKeyCreate, pick(news, ["name", "publicKey"]), renamesOf(definition)),
+    contractFailures(SshKeyCreate, pick(news, bodyInputsOf(definition)), renamesOf(definition)),
   notes: `The key's comment and spacing are not part of its identity: a key read back with another comment is no change.`,
   example: {
     name: "deploy-key",

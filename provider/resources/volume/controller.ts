@@ -1,13 +1,13 @@
 /** The Volume's calls to the API: create once, rename, read back, delete. */
 import type { Volume, VolumeCreate } from "../../../api/index.ts";
 import { createOnce, findCreated } from "../../core/create-once.ts";
-import { renamesOf } from "../../core/definition.ts";
+import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { compact, pick, unlessGone } from "../../core/values.ts";
 import { propsFrom, toWire } from "../../core/wire.ts";
 import { definition } from "./definition.ts";
 
-const INPUTS = ["name", "sizeInMb", "resourceName"];
+const INPUTS = bodyInputsOf(definition);
 const NAMES = renamesOf(definition);
 
 export const controller: Controller<Volume> = {

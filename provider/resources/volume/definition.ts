@@ -4,6 +4,7 @@ import { Volume, VolumeCreate } from "../../../api/index.ts";
 import {
   ADOPT_UID,
   TIMESTAMPS,
+  bodyInputsOf,
   nameInput,
   resourceNameInput,
   stateOutputs,
@@ -27,13 +28,10 @@ export const definition: Definition = {
       required: true,
       wire: { record: "size" },
     },
-    resourceName: resourceNameInput(
-      "The inventory resource it is provisioned on, e.g. gpu-rental-small.",
-      "replace",
-      {
-        required: true,
-      },
-    ),
+    resourceName: resourceNameInput("The inventory resource it is provisioned on, e.g. gpu-rental-small.", {
+      change: "replace",
+      required: true,
+    }),
     adoptUid: ADOPT_UID,
   },
   outputs: {
@@ -46,7 +44,7 @@ export const definition: Definition = {
     pvcName: { type: Volume.shape.pvc_name, description: "The service's claim name." },
     ...TIMESTAMPS,
   },
-  validate: (_olds, news) => contractFailures(VolumeCreate, pick(news, ["name", "sizeInMb", "resourceName"])),
+  validate: (_olds, news) => contractFailures(VolumeCreate, pick(news, bodyInputsOf(definition))),
   notes: `A volume is provisioned when a RENTAL workload that mounts it is deployed. A volume is mounted on one workload at a time: replacing a workload that mounts volumes deletes the old workload first.`,
   example: { name: "data", sizeInMb: 1024, resourceName: "gpu-rental-small" },
 };

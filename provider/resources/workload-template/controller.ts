@@ -1,12 +1,15 @@
 /** The WorkloadTemplate's calls to the API: create once, PATCH, read back (keeping passwords), delete. */
 import { WRITE_ONLY_FIELDS, type TemplateCreate, type WorkloadTemplate } from "../../../api/index.ts";
 import { collect, createOnce, createdSince } from "../../core/create-once.ts";
+import { bodyInputsOf } from "../../core/definition.ts";
 import { canonical } from "../../core/diff.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import type { Props } from "../../core/types.ts";
-import { compact, unlessGone } from "../../core/values.ts";
-import { fromWire, snakeToCamel } from "../../core/wire.ts";
-import { wireManifest } from "./definition.ts";
+import { compact, pick, unlessGone } from "../../core/values.ts";
+import { fromWire, propsFrom, snakeToCamel } from "../../core/wire.ts";
+import { definition, wireManifest } from "./definition.ts";
+
+const INPUTS = bodyInputsOf(definition);
 
 /** The manifest fields holding passwords the service never returns (WORKLOAD_FIELDS). */
 const WITH_PASSWORD = Object.keys(WRITE_ONLY_FIELDS);
@@ -42,17 +45,12 @@ export const controller: Controller<WorkloadTemplate> = {
   inputsOf(t, olds) {
     const manifest = withSecretsFrom(fromWire<Props>(t.manifest), olds.manifest as Props | undefined);
     delete manifest.type;
-    return compact({ name: t.name, description: t.description || undefined, type: t.type, manifest });
+    return compact({ ...propsFrom(t, INPUTS), description: t.description || undefined, manifest });
   },
 
   async create(ctx, inputs) {
     const { templates } = ctx.client;
-    const body = compact({
-      name: inputs.name,
-      description: inputs.description,
-      type: inputs.type,
-      manifest: wireManifest(inputs),
-    }) as TemplateCreate;
+    const body = compact({ ...pick(inputs, INPUTS), manifest: wireManifest(inputs) }) as TemplateCreate;
     const { uid } = await createOnce({
       what: `workload template ${body.name}`,
       create: () => templates.create(body),

@@ -5,10 +5,10 @@
  */
 import { z } from "zod";
 import { TemplateCreate, WorkloadTemplate, validateWorkloadCreate } from "../../../api/index.ts";
-import { TIMESTAMPS, uidOutput, type Definition, nameInput } from "../../core/definition.ts";
+import { TIMESTAMPS, bodyInputsOf, uidOutput, type Definition, nameInput } from "../../core/definition.ts";
 import type { CheckFailure, Props } from "../../core/types.ts";
 import { containsUnknown } from "../../core/unknowns.ts";
-import { compact } from "../../core/values.ts";
+import { compact, pick } from "../../core/values.ts";
 import { failureOf, schemaFailures, toWire } from "../../core/wire.ts";
 
 function withoutType(v: unknown): unknown {
@@ -24,9 +24,10 @@ export function wireManifest(inputs: Props): Record<string, unknown> {
 
 function validate(news: Props): CheckFailure[] {
   if (containsUnknown(news)) return [];
+  // The manifest is checked below, as a workload's create body.
   const failures = schemaFailures(
     TemplateCreate,
-    compact({ name: news.name, description: news.description, type: news.type, manifest: {} }),
+    compact({ ...pick(news, bodyInputsOf(definition)), manifest: {} }),
   );
   const manifest = news.manifest as Props | undefined;
   if (!manifest || typeof manifest !== "object")

@@ -13,15 +13,16 @@ import { waitOptions } from "../../core/timeouts.ts";
 import type { Context, Props } from "../../core/types.ts";
 import { compact } from "../../core/values.ts";
 import { propsFrom, snakeToCamel, toWire, type Renames } from "../../core/wire.ts";
-import { createWorkloadOnce, liveWorkload, transitionOnce } from "../../core/workloads.ts";
-import { renamesOf } from "../../core/definition.ts";
-import { definition } from "./definition.ts";
-import { CREATE_FIELDS, createBody } from "./validate.ts";
+import { createWorkloadOnce } from "./create-once.ts";
+import { liveWorkload } from "./live.ts";
+import { transitionOnce } from "./transitions.ts";
+import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
+import { createBody, definition } from "./definition.ts";
 
 const NAMES: Renames = renamesOf(definition);
 
 /** Inputs read back as the service has them (the others come from `olds` or the status). */
-const READ_INPUTS = CREATE_FIELDS.filter((f) => f !== "vmConfig" && f !== "bmConfig");
+const READ_INPUTS = bodyInputsOf(definition).filter((f) => f !== "vmConfig" && f !== "bmConfig");
 
 /**
  * The inputs that reproduce what the service has; secrets it never returns come from `olds`.

@@ -20,6 +20,7 @@ import {
   ADOPT_UID,
   PYTHON_RESOURCE_NAME,
   TIMESTAMPS,
+  bodyInputsOf,
   readyTimeout,
   uidOutput,
   type Definition,
@@ -28,8 +29,9 @@ import {
 import { portsNormaliser, sortedStrings, type Normaliser } from "../../core/diff.ts";
 import { DEFAULT_READY_TIMEOUT_SEC } from "../../core/timeouts.ts";
 import type { Props } from "../../core/types.ts";
-import { snakeToCamel } from "../../core/wire.ts";
-import { RESOURCE_NAME_WIRE, workloadOutputs } from "../../core/workloads.ts";
+import { pick } from "../../core/values.ts";
+import { snakeToCamel, toWire } from "../../core/wire.ts";
+import { RESOURCE_NAME_WIRE, workloadOutputs } from "./outputs.ts";
 import { validateWorkload } from "./validate.ts";
 
 const volumes: Normaliser = (v) =>
@@ -121,12 +123,14 @@ export const definition: Definition = {
         "false registers the workload without deploying it (default true); switching to true deploys it. true to false is refused: use suspended, or delete it.",
       change: "update",
       default: true,
+      role: "provider",
     },
     suspended: {
       type: z.boolean(),
       description: "true suspends the workload, false deploys it again. Workload types: RENTAL.",
       change: "update",
       default: false,
+      role: "provider",
     },
     readyTimeoutSec: readyTimeout("running", DEFAULT_READY_TIMEOUT_SEC),
     adoptUid: ADOPT_UID,
@@ -158,7 +162,7 @@ export const definition: Definition = {
     },
     ...TIMESTAMPS,
   },
-  validate: validateWorkload,
+  validate: (olds, news) => validateWorkload(olds, news, createBody(news)),
   // A field that redeploys is a plain update while the workload is not deployed.
   redeploys: (olds) =>
     olds.status === undefined
@@ -193,3 +197,8 @@ gone or \`deleted\` is dropped from the stack at refresh.`,
     ports: [{ port: 8080 }],
   },
 };
+
+/** The create body the inputs make: one field per input the body carries (one per service field). */
+export function createBody(inputs: Props): WorkloadCreate {
+  return toWire<WorkloadCreate>(pick(inputs, bodyInputsOf(definition)));
+}

@@ -2,18 +2,10 @@
 import { validateWorkloadCreate, type WorkloadCreate } from "../../../api/index.ts";
 import type { CheckFailure, Props } from "../../core/types.ts";
 import { knownViolations } from "../../core/unknowns.ts";
-import { pick } from "../../core/values.ts";
-import { failureOf, snakeToCamel, toWire } from "../../core/wire.ts";
-import { WORKLOAD_SERVICE_FIELDS } from "../../../api/index.ts";
+import { failureOf } from "../../core/wire.ts";
 
-/** Inputs sent to the service on create: one per service field. */
-export const CREATE_FIELDS = WORKLOAD_SERVICE_FIELDS.map(snakeToCamel);
-
-export function createBody(inputs: Props): WorkloadCreate {
-  return toWire<WorkloadCreate>(pick(inputs, CREATE_FIELDS));
-}
-
-export function validateWorkload(olds: Props, news: Props): CheckFailure[] {
+/** `body`: the create body `news` make, which the contract checks. */
+export function validateWorkload(olds: Props, news: Props, body: WorkloadCreate): CheckFailure[] {
   const failures: CheckFailure[] = [];
   if (news.type === "SANDBOX") {
     failures.push({
@@ -44,7 +36,6 @@ export function validateWorkload(olds: Props, news: Props): CheckFailure[] {
       reason: "readyTimeoutSec must be a positive integer number of seconds",
     });
   }
-  const body = createBody(news);
   const result = validateWorkloadCreate(body);
   if (!result.ok) {
     for (const v of knownViolations(body, result.violations)) failures.push(failureOf(v));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CwsClient } from "../../client/index.ts";
+import { CwsClient } from "../../../client/index.ts";
 import {
   getBmImages,
   getRegions,
@@ -7,9 +7,9 @@ import {
   getVmImages,
   getWorkloadTemplates,
   lookup,
-} from "../../provider/resources/functions/controller.ts";
-import { DEMO_TOKEN } from "../helpers/http.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+} from "../../../provider/resources/functions/controller.ts";
+import { DEMO_TOKEN } from "../../helpers/http.ts";
+import { startTestServer, type TestServer } from "../../helpers/server.ts";
 
 describe("lookups (functions) over the client", () => {
   let server: TestServer;

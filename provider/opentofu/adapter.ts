@@ -1,65 +1,55 @@
 /**
- * The OpenTofu front end: tfplugin6's Provider service over the same resource modules as the
- * Pulumi front ends. It translates the protocol (objects, unknowns, plans, partial state,
- * timeouts, import) and holds no resource logic of its own: check names bad input, diff says
- * what updates, redeploys or replaces, and the modules do the waits, adoption and retries.
+ * The OpenTofu front end's adapter: tfplugin6's Provider service (TofuProvider) over the same
+ * resource modules as the Pulumi front ends. It translates the protocol (objects, unknowns, plans,
+ * partial state, timeouts, import) and holds no resource logic of its own: check names bad input,
+ * diff says what updates, redeploys or replaces, and the modules do the waits, adoption and
+ * retries. The settings, the client and the running calls are the shared front-end base's
+ * (frontend/).
  */
+import { CwsClient } from "../../client/index.ts";
+import { STATE_VERSION_KEY, fromState } from "../core/state.ts";
 import {
-  CONFIG_ENV,
-  CwsClient,
-  FUNCTIONS,
-  Operations,
   PartialStateError,
-  RESOURCES,
-  STATE_VERSION,
-  STATE_VERSION_KEY,
-  UNKNOWN,
-  checkFunctionArgs,
-  fromState,
   type CheckFailure,
   type Context,
   type Props,
-  type ProviderConfig,
   type ResourceModule,
-} from "./core.ts";
+} from "../core/types.ts";
+import { UNKNOWN } from "../core/unknowns.ts";
+import { Session } from "../frontend/session.ts";
+import { RESOURCES } from "../registry.ts";
+import { FUNCTIONS, checkFunctionArgs } from "../resources/functions/controller.ts";
 import { errorDiag, hclPath, hclWords, messageOf, type Diagnostic } from "./diagnostics.ts";
-import { UNKNOWN_VALUE, decodeMsgpack, encodeMsgpack, type MsgValue } from "./msgpack.ts";
+import { UNKNOWN_VALUE, type TfObject } from "./msgpack.ts";
+import { isInput, planChange } from "./plan.ts";
+import { providerSettings, validateProviderBlock } from "./provider-config.ts";
+import { SERVER_CAPABILITIES, providerSchemaMessage } from "./schema-message.ts";
 import {
-  PROVIDER_ATTRIBUTES,
   dataSourcesOf,
   resourcesOf,
   type PackageSchema,
   type TfAttribute,
   type TfResource,
 } from "./tf-schema.ts";
-import { checkTimeouts, timeoutMs, type TimeoutKey } from "./timeouts.ts";
-import { isInput, planChange } from "./plan.ts";
-import { schemaMessage } from "./schema-message.ts";
-import { containsUnknownValue, sameJson, sameValue, toCore, toTf } from "./values.ts";
+import { checkTimeouts, timeoutMs, timeoutsOf, type TimeoutKey } from "./timeouts.ts";
+import { appliedState, keepWritten, priorProps, stateOf } from "./state.ts";
+import {
+  decodeValue,
+  encodeValue,
+  jsonFailures,
+  sameValue,
+  toCore,
+  toTf,
+  type DynamicValue,
+} from "./values.ts";
 
-type TfObject = { [key: string]: MsgValue };
-interface DynamicValue {
-  msgpack?: Buffer;
-  json?: Buffer;
-}
 type Req = Record<string, unknown> & { type_name?: string };
-
-function decodeValue(v: DynamicValue | undefined): TfObject | null {
-  if (v?.msgpack?.length) return decodeMsgpack(v.msgpack) as TfObject | null;
-  if (v?.json?.length) return JSON.parse(v.json.toString("utf8")) as TfObject | null;
-  return null;
-}
-
-const encodeValue = (v: MsgValue): DynamicValue => ({ msgpack: encodeMsgpack(v) });
 
 export class TofuProvider {
   readonly #resources: Map<string, TfResource>;
   readonly #dataSources: Map<string, TfResource>;
   readonly #names: Set<string>;
-  #config: ProviderConfig | undefined;
-  #configError = "the cws provider was not configured";
-  #client: CwsClient | undefined;
-  readonly #operations = new Operations();
+  readonly #session = new Session(() => CwsClient);
   /** Progress lines; OpenTofu keeps a plugin's stderr in its log (TF_LOG). */
   readonly #log: (line: string) => void;
 
@@ -90,37 +80,19 @@ export class TofuProvider {
     );
   }
 
-  #clientOrThrow(): CwsClient {
-    if (!this.#config) throw new Error(this.#configError);
-    this.#client ??= new CwsClient({
-      baseUrl: this.#config.baseUrl,
-      org: this.#config.org,
-      token: this.#config.token,
-    });
-    return this.#client;
-  }
-
   #withContext<T>(
     label: string,
     timeout: number | undefined,
     work: (ctx: Context) => Promise<T>,
   ): Promise<T> {
-    const base = {
-      client: this.#clientOrThrow(),
-      log: (message: string) => this.#log(`[INFO] ${label}: ${message}`),
-    };
-    return this.#operations.run(base, timeout, work);
+    return this.#session.run((message) => this.#log(`[INFO] ${label}: ${message}`), timeout, work);
   }
 
   // --- provider ----------------------------------------------------------------------------------
 
   getMetadata(): unknown {
     return {
-      server_capabilities: {
-        plan_destroy: false,
-        get_provider_schema_optional: false,
-        move_resource_state: false,
-      },
+      server_capabilities: SERVER_CAPABILITIES,
       resources: [...this.#resources.keys()].map((type_name) => ({ type_name })),
       data_sources: [...this.#dataSources.keys()].map((type_name) => ({ type_name })),
       functions: [],
@@ -129,89 +101,21 @@ export class TofuProvider {
   }
 
   getProviderSchema(): unknown {
-    const schemas = (m: Map<string, TfResource>, timeouts: boolean) =>
-      Object.fromEntries(
-        [...m.values()].map((r) => [
-          r.typeName,
-          schemaMessage(r.attributes, r.description, timeouts ? STATE_VERSION : 0, timeouts),
-        ]),
-      );
-    return {
-      provider: schemaMessage(
-        PROVIDER_ATTRIBUTES,
-        "The Compute Workload Service: where it is and who calls it.",
-        0,
-        false,
-      ),
-      resource_schemas: schemas(this.#resources, true),
-      data_source_schemas: schemas(this.#dataSources, false),
-      server_capabilities: {
-        plan_destroy: false,
-        get_provider_schema_optional: false,
-        move_resource_state: false,
-      },
-      functions: {},
-      ephemeral_resource_schemas: {},
-      diagnostics: [],
-    };
+    return providerSchemaMessage([...this.#resources.values()], [...this.#dataSources.values()]);
   }
 
   validateProviderConfig(req: Req): unknown {
-    const config = decodeValue(req.config as DynamicValue);
-    const endpoint = config?.endpoint;
-    const diagnostics: Diagnostic[] = [];
-    if (typeof endpoint === "string" && !/^https?:\/\/[^/]/.test(endpoint)) {
-      diagnostics.push(
-        errorDiag(
-          "Invalid value for endpoint",
-          `endpoint must be an http(s) URL including /v3, e.g. https://api.example.com/v3 (got "${endpoint}")`,
-          "endpoint",
-        ),
-      );
-    }
-    return { diagnostics };
+    return { diagnostics: validateProviderBlock(decodeValue(req.config as DynamicValue)) };
   }
 
   configureProvider(req: Req): unknown {
-    const raw = decodeValue(req.config as DynamicValue);
-    const diagnostics: Diagnostic[] = [];
-    const values: Record<string, string> = {};
-    for (const a of PROVIDER_ATTRIBUTES) {
-      const v = raw?.[a.name];
-      if (v === UNKNOWN_VALUE) {
-        diagnostics.push(
-          errorDiag(
-            `Unknown value for ${a.name}`,
-            `${a.name} depends on a value not known until apply`,
-            a.name,
-          ),
-        );
-        continue;
-      }
-      const env = CONFIG_ENV[a.key as keyof typeof CONFIG_ENV];
-      const value = typeof v === "string" && v ? v : process.env[env];
-      if (!value) {
-        diagnostics.push(
-          errorDiag(
-            `Missing ${a.name}`,
-            `set ${a.name} in the provider "cws" block or the ${env} environment variable`,
-            a.name,
-          ),
-        );
-      } else values[a.key] = value;
-    }
-    this.#client = undefined;
-    if (diagnostics.length) {
-      this.#config = undefined;
-      this.#configError = diagnostics.map((d) => d.detail).join("; ");
-    } else {
-      this.#config = { baseUrl: values.baseUrl!, org: values.org!, token: values.apiToken! };
-    }
+    const { settings, diagnostics } = providerSettings(decodeValue(req.config as DynamicValue));
+    this.#session.configure(settings ?? new Error(diagnostics.map((d) => d.detail).join("; ")));
     return { diagnostics };
   }
 
   stopProvider(): unknown {
-    this.#operations.cancel();
+    this.#session.cancel();
     return {};
   }
 
@@ -233,30 +137,10 @@ export class TofuProvider {
   }
 
   #checkConfig(r: TfResource, m: ResourceModule, olds: Props, config: TfObject | null) {
-    const failures: CheckFailure[] = [...checkTimeouts(config?.timeouts ?? null)];
-    for (const a of r.attributes.filter((x) => x.json)) {
-      const v = config?.[a.name];
-      if (typeof v !== "string") continue;
-      let doc: unknown;
-      try {
-        doc = JSON.parse(v);
-      } catch {
-        doc = undefined;
-      }
-      if (!doc || typeof doc !== "object" || Array.isArray(doc))
-        failures.push({ property: a.key, reason: `${a.name} must be a JSON object (use jsonencode({...}))` });
-    }
+    const failures: CheckFailure[] = [...checkTimeouts(config?.timeouts ?? null), ...jsonFailures(r, config)];
     const news = toCore(r.attributes.filter(isInput), config);
     const checked = m.check(olds, news);
     return this.#failures([...failures, ...checked.failures], "Invalid value");
-  }
-
-  /** Prior state as the core's properties (inputs and outputs; `id` and timeouts are ours). */
-  #olds(r: TfResource, state: TfObject): Props {
-    return toCore(
-      r.attributes.filter((a) => a.name !== "id"),
-      state,
-    );
   }
 
   upgradeResourceState(req: Req): unknown {
@@ -264,7 +148,7 @@ export class TofuProvider {
     const raw = req.raw_state as { json?: Buffer } | undefined;
     const prior = raw?.json?.length ? (JSON.parse(raw.json.toString("utf8")) as TfObject) : {};
     const props = fromState(r.coreName, {
-      ...this.#olds(r, prior),
+      ...priorProps(r, prior),
       [STATE_VERSION_KEY]: Number(req.version ?? 0),
     });
     const state: TfObject = {
@@ -283,25 +167,12 @@ export class TofuProvider {
     const read = await this.#withContext(
       `${r.typeName} ${id}`,
       timeoutMs(state.timeouts ?? null, "read"),
-      (ctx) => m.read(ctx, id, this.#olds(r, state)),
+      (ctx) => m.read(ctx, id, priorProps(r, state)),
     );
     if (!read) return { new_state: encodeValue(null), diagnostics: [] }; // gone: dropped from state
-    const fresh = this.#stateOf(r, read.id, read.inputs, read.outputs);
-    for (const a of r.attributes) {
-      // The same value as before stays as it was written (a JSON document keeps its spelling).
-      const before = state[a.name] ?? null;
-      if (a.json ? sameJson(before, fresh[a.name]!) : sameValue(before, fresh[a.name]))
-        fresh[a.name] = before;
-    }
+    const fresh = keepWritten(r, state, stateOf(r, read.id, read.inputs, read.outputs));
     fresh.timeouts = timeoutsOf(state);
     return { new_state: encodeValue(fresh), diagnostics: [] };
-  }
-
-  /** An object's state: inputs as the core reads them back, outputs, the id. */
-  #stateOf(r: TfResource, id: string, inputs: Props, outputs: Props): TfObject {
-    const all = toTf(r.attributes, { ...outputs, ...inputs });
-    for (const a of r.attributes.filter(isInput)) if (inputs[a.key] === undefined) all[a.name] = null;
-    return { ...all, id, timeouts: null };
   }
 
   planResourceChange(req: Req): unknown {
@@ -310,7 +181,7 @@ export class TofuProvider {
     const proposed = decodeValue(req.proposed_new_state as DynamicValue);
     const config = decodeValue(req.config as DynamicValue);
     if (!proposed || !config) return { planned_state: encodeValue(null), diagnostics: [] };
-    const olds = prior ? this.#olds(r, prior) : {};
+    const olds = prior ? priorProps(r, prior) : {};
     const failures = this.#checkConfig(r, m, olds, config);
     if (failures.length) return { diagnostics: failures };
     if (!prior) {
@@ -336,7 +207,7 @@ export class TofuProvider {
       const id = String(prior.id);
       try {
         await this.#withContext(`${r.typeName} ${id}`, timeoutMs(prior.timeouts ?? null, "delete"), (ctx) =>
-          m.delete(ctx, id, this.#olds(r, prior)),
+          m.delete(ctx, id, priorProps(r, prior)),
         );
         return { new_state: encodeValue(null), diagnostics: [] };
       } catch (e) {
@@ -347,17 +218,10 @@ export class TofuProvider {
       }
     }
     const op: TimeoutKey = prior ? "update" : "create";
-    const olds = prior ? this.#olds(r, prior) : {};
+    const olds = prior ? priorProps(r, prior) : {};
     const news = m.check(olds, toCore(r.attributes.filter(isInput), planned)).inputs;
     const label = prior ? `${r.typeName} ${String(prior.id)}` : `${r.typeName} ${String(planned.name ?? "")}`;
-    const merge = (id: string, outputs: Props): TfObject => {
-      const out = toTf(r.attributes, outputs);
-      const state: TfObject = { ...planned };
-      for (const a of r.attributes)
-        if (containsUnknownValue(state[a.name] ?? null)) state[a.name] = out[a.name] ?? null;
-      state.id = id;
-      return state;
-    };
+    const merge = (id: string, outputs: Props) => appliedState(r, planned, id, outputs);
     try {
       if (!prior) {
         const res = await this.#withContext(label, timeoutMs(planned.timeouts ?? null, op), (ctx) =>
@@ -401,7 +265,7 @@ export class TofuProvider {
     }
     return {
       imported_resources: [
-        { type_name: r.typeName, state: encodeValue(this.#stateOf(r, read.id, read.inputs, read.outputs)) },
+        { type_name: r.typeName, state: encodeValue(stateOf(r, read.id, read.inputs, read.outputs)) },
       ],
       diagnostics: [],
     };
@@ -429,18 +293,7 @@ export class TofuProvider {
     const values = toCore(args, config);
     const failures = checkFunctionArgs(fn, values);
     if (failures.length) return { diagnostics: this.#failures(failures, "Invalid value") };
-    const result = await fn.run(this.#clientOrThrow(), values);
+    const result = await fn.run(this.#session.client(), values);
     return { state: encodeValue(toTf(r.attributes, { ...values, ...result })), diagnostics: [] };
   }
-}
-
-function timeoutsOf(state: TfObject): MsgValue {
-  const t = state.timeouts;
-  if (!t || typeof t !== "object" || Array.isArray(t)) return null;
-  return {
-    create: t.create ?? null,
-    read: t.read ?? null,
-    update: t.update ?? null,
-    delete: t.delete ?? null,
-  };
 }

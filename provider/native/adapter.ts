@@ -1,58 +1,31 @@
 /**
- * The native plugin: Pulumi's ResourceProviderService over the same resource modules as the
- * dynamic front end. It translates the protocol (Structs, secrets, preview, timeouts, Cancel,
- * detailed diffs, partial state) and holds no resource logic of its own.
+ * The native plugin's adapter: Pulumi's ResourceProviderService (CwsPlugin) over the same resource
+ * modules as the dynamic front end. It translates the protocol (Structs, secrets, preview,
+ * timeouts, Cancel, detailed diffs, partial state) and holds no resource logic of its own; the
+ * settings, the client and the running calls are the shared front-end base's (frontend/).
  */
-import * as grpc from "@grpc/grpc-js";
-import anyPb from "google-protobuf/google/protobuf/any_pb.js";
 import emptyPb from "google-protobuf/google/protobuf/empty_pb.js";
 import pluginPb from "@pulumi/pulumi/proto/plugin_pb.js";
-import providerGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
 import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
-import statusPb from "@pulumi/pulumi/proto/status_pb.js";
 import { CwsClient } from "../../client/index.ts";
-import type { ProviderConfig } from "../core/config.ts";
-import { FUNCTIONS, checkFunctionArgs } from "../resources/functions/controller.ts";
-import { secretsOf } from "../core/definition.ts";
-import { DEFINITIONS, RESOURCES } from "../registry.ts";
-import { PartialStateError, type CheckFailure, type Context, type ResourceModule } from "../core/types.ts";
 import { Planned } from "../core/diff-words.ts";
-import { Operations } from "../core/operations.ts";
-import { diffResponse } from "./detailed-diff.ts";
-import type { EngineLog } from "./engine-log.ts";
-import { CONFIG_KEYS, CONFIG_SECRETS, checkConfig, configFrom } from "./provider-config.ts";
-import { PACKAGE } from "./schema.ts";
 import { fromState, toState } from "../core/state.ts";
+import type { CheckFailure, Context } from "../core/types.ts";
+import type { EngineLog } from "../frontend/engine-log.ts";
+import { Session } from "../frontend/session.ts";
+import { FUNCTIONS, checkFunctionArgs } from "../resources/functions/controller.ts";
+import { PACKAGE } from "../schema/package-schema.ts";
+import { diffResponse } from "./detailed-diff.ts";
+import { grpcError } from "./grpc-error.ts";
+import { CONFIG_KEYS, CONFIG_SECRETS, checkConfig, configFrom } from "./provider-config.ts";
+import { moduleFor, parseUrn, secretsOfUrn } from "./urn.ts";
 import { decode, encode, type Decoded } from "./values.ts";
-
-type Call<Req> = grpc.ServerUnaryCall<Req, unknown>;
-type Callback = grpc.sendUnaryData<unknown>;
 
 export interface PluginOptions {
   version: string;
   schema: () => string;
   log: EngineLog;
 }
-
-/** `urn:pulumi:stack::project::[parent$]cws:index:Workload::name` → the module and the name. */
-function parseUrn(urn: string): { type: string; name: string } {
-  const parts = urn.split("::");
-  const qualified = parts[2] ?? "";
-  const token = qualified.slice(qualified.lastIndexOf("$") + 1);
-  return { type: token.split(":")[2] ?? token, name: parts.slice(3).join("::") };
-}
-
-function moduleFor(urn: string): ResourceModule {
-  const { type } = parseUrn(urn);
-  const m = RESOURCES[type];
-  if (!m) throw new Error(`${PACKAGE}: unknown resource type in ${urn}`);
-  return m;
-}
-
-const secretsOfUrn = (urn: string) => {
-  const def = DEFINITIONS[parseUrn(urn).type];
-  return def ? secretsOf(def) : [];
-};
 
 /** Old state from the engine, in the current shape (state.ts); secrets stay wrapped through migrations. */
 const decodeState = (urn: string, s: Parameters<typeof decode>[0]): Decoded =>
@@ -67,32 +40,9 @@ function failuresOf(failures: CheckFailure[]) {
   });
 }
 
-/** A gRPC error; an object that exists but did not reach its state goes back as partial state. */
-function grpcError(e: unknown, secrets: Iterable<string>): grpc.ServiceError {
-  const message = e instanceof Error ? e.message : String(e);
-  const metadata = new grpc.Metadata();
-  if (e instanceof PartialStateError) {
-    const detail = new providerPb.ErrorResourceInitFailed();
-    detail.setId(e.id);
-    detail.setProperties(encode(toState(e.properties), secrets));
-    detail.setReasonsList(e.reasons);
-    const any = new anyPb.Any();
-    any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
-    const status = new statusPb.Status();
-    status.setCode(grpc.status.UNKNOWN);
-    status.setMessage(message);
-    status.addDetails(any);
-    metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
-  }
-  return Object.assign(new Error(message), { code: grpc.status.UNKNOWN, details: message, metadata });
-}
-
 export class CwsPlugin {
   readonly #opts: PluginOptions;
-  #config: ProviderConfig | undefined;
-  #configError: Error | undefined = new Error("the cws provider was not configured");
-  #client: CwsClient | undefined;
-  readonly #operations = new Operations();
+  readonly #session = new Session(() => CwsClient);
   /** The resources checked in this process: diff speaks for those only (diff-words.ts). */
   readonly #planned = new Planned();
 
@@ -100,23 +50,10 @@ export class CwsPlugin {
     this.#opts = opts;
   }
 
-  #clientOrThrow(): CwsClient {
-    if (this.#configError) throw this.#configError;
-    this.#client ??= new CwsClient({
-      baseUrl: this.#config!.baseUrl,
-      org: this.#config!.org,
-      token: this.#config!.token,
-    });
-    return this.#client;
-  }
-
   /** Runs `work` with a module context: the client, the call's timeout and Cancel, and the resource's line. */
   #withContext<T>(urn: string, timeoutSec: number, work: (ctx: Context) => Promise<T>): Promise<T> {
-    const base = {
-      client: this.#clientOrThrow(),
-      log: (message: string) => void this.#opts.log.log(urn, message),
-    };
-    return this.#operations.run(base, timeoutSec > 0 ? timeoutSec * 1000 : undefined, work);
+    const log = (message: string) => void this.#opts.log.log(urn, message);
+    return this.#session.run(log, timeoutSec > 0 ? timeoutSec * 1000 : undefined, work);
   }
 
   // --- plugin ---------------------------------------------------------------------------------
@@ -159,14 +96,8 @@ export class CwsPlugin {
   configure(req: InstanceType<typeof providerPb.ConfigureRequest>): unknown {
     const args = decode(req.getArgs()).props;
     const variables = new Map(req.getVariablesMap().toArray());
-    try {
-      this.#config = configFrom(args, variables);
-      this.#configError = undefined;
-    } catch (e) {
-      // Reported on the first call that needs the service (a preview may not need it).
-      this.#configError = e as Error;
-    }
-    this.#client = undefined;
+    // What is wrong is reported on the first call that needs the service (a preview may not need it).
+    this.#session.configure(configFrom(args, variables));
     const res = new providerPb.ConfigureResponse();
     res.setAcceptsecrets(true);
     res.setSupportspreview(true);
@@ -176,7 +107,7 @@ export class CwsPlugin {
   }
 
   cancel(): unknown {
-    this.#operations.cancel();
+    this.#session.cancel();
     return new emptyPb.Empty();
   }
 
@@ -283,61 +214,7 @@ export class CwsPlugin {
       res.setFailuresList(failuresOf(failures));
       return res;
     }
-    res.setReturn(encode(await fn.run(this.#clientOrThrow(), args)));
+    res.setReturn(encode(await fn.run(this.#session.client(), args)));
     return res;
   }
-}
-
-const HANDLED = [
-  "getPluginInfo",
-  "getSchema",
-  "checkConfig",
-  "diffConfig",
-  "configure",
-  "cancel",
-  "check",
-  "diff",
-  "create",
-  "read",
-  "update",
-  "delete",
-  "invoke",
-] as const;
-
-/**
- * The gRPC service implementation: each RPC answered by the plugin, errors as gRPC errors. RPCs
- * left out (Handshake, Construct, Call, List, Attach, mappings) get UNIMPLEMENTED from grpc-js,
- * which the engine accepts for all of them.
- */
-export function serviceImplementation(plugin: CwsPlugin): grpc.UntypedServiceImplementation {
-  const impl: grpc.UntypedServiceImplementation = {};
-  for (const name of HANDLED) {
-    const method = (plugin[name] as (req: unknown) => unknown).bind(plugin);
-    impl[name] = (call: Call<unknown>, callback: Callback) => {
-      Promise.resolve()
-        .then(() => method(call.request))
-        .then(
-          (res) => callback(null, res),
-          (e: unknown) =>
-            callback(
-              e && typeof e === "object" && "code" in e
-                ? (e as grpc.ServiceError)
-                : { code: grpc.status.UNKNOWN, details: e instanceof Error ? e.message : String(e) },
-            ),
-        );
-    };
-  }
-  return impl;
-}
-
-/** Starts the plugin's gRPC server on a free local port and returns the port. */
-export async function serve(plugin: CwsPlugin): Promise<{ port: number; server: grpc.Server }> {
-  const server = new grpc.Server({ "grpc.max_receive_message_length": 1 << 30 });
-  server.addService(providerGrpc.ResourceProviderService, serviceImplementation(plugin));
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    ),
-  );
-  return { port, server };
 }

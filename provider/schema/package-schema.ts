@@ -1,30 +1,34 @@
 /**
- * The plugin's Pulumi package schema (`schema.json`), built from the resource property table,
- * the api/ contract and the lookups: each resource from its definition (provider/resources/<kind>/).
- * `npm run gen` writes it; a test fails when the file is stale.
+ * The Pulumi package schema (`schema.json`), built from the resource property table, the api/
+ * contract and the lookups: each resource from its definition (provider/resources/<kind>/). The
+ * native plugin serves it, the OpenTofu provider derives its own schema from it, and `npm run gen`
+ * writes it (a test fails when the file is stale).
  */
 import { readFileSync } from "node:fs";
 import { FUNCTIONS } from "../resources/functions/controller.ts";
 import { requiredOf, type Definition, type InputDef } from "../core/definition.ts";
 import { DEFINITIONS } from "../registry.ts";
 import { camelToSnake } from "../core/wire.ts";
+import { SETTINGS, SETTING_KEYS } from "../frontend/settings.ts";
 import { typeOf, type ObjectTypeSpec, type PropertySpec } from "./zod-types.ts";
 
 export const PACKAGE = "cws";
 export const token = (name: string) => `${PACKAGE}:index:${name}`;
 
-const CONFIG: Record<string, PropertySpec> = {
-  baseUrl: {
-    type: "string",
-    description: "Base URL of the service including /v3 (falls back to CWS_BASE_URL).",
-  },
-  org: { type: "string", description: "Organization slug (falls back to CWS_ORG)." },
-  apiToken: {
-    type: "string",
-    secret: true,
-    description: "API token, a secret (falls back to CWS_API_TOKEN).",
-  },
-};
+/** The provider's settings (frontend/settings.ts): the stack's `cws:*` keys and the provider's inputs. */
+const CONFIG: Record<string, PropertySpec> = Object.fromEntries(
+  SETTING_KEYS.map((k) => {
+    const { env, description, secret } = SETTINGS[k];
+    return [
+      k,
+      {
+        type: "string",
+        ...(secret ? { secret: true } : {}),
+        description: `${description}${secret ? ", a secret" : ""} (falls back to ${env}).`,
+      },
+    ];
+  }),
+);
 
 /** How a change of an input is applied, in words, appended to its description. */
 const APPLIED: Record<string, string> = {

@@ -10,13 +10,13 @@ import {
   decodeMsgpack,
   encodeMsgpack,
   type MsgValue,
-} from "../../provider/opentofu/msgpack.ts";
-import { TofuProvider } from "../../provider/opentofu/provider.ts";
-import { resourcesOf, type PackageSchema } from "../../provider/opentofu/tf-schema.ts";
+} from "../../../provider/opentofu/msgpack.ts";
+import { TofuProvider } from "../../../provider/opentofu/adapter.ts";
+import { resourcesOf, type PackageSchema } from "../../../provider/opentofu/tf-schema.ts";
 
 type Obj = Record<string, MsgValue>;
 const SCHEMA = JSON.parse(
-  readFileSync(new URL("../../schema.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../../../schema.json", import.meta.url), "utf8"),
 ) as PackageSchema;
 const WORKLOAD = resourcesOf(SCHEMA).find((r) => r.typeName === "cws_workload")!;
 const provider = new TofuProvider(SCHEMA, () => {});

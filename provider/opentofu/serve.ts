@@ -1,16 +1,16 @@
 /**
- * The provider as a go-plugin server, the way OpenTofu and Terraform start providers: the magic
- * cookie check, gRPC on a local port (mutual TLS when the client passes its certificate in
- * PLUGIN_CLIENT_CERT), the handshake line on stdout
+ * The provider's gRPC serving, as a go-plugin server (the way OpenTofu and Terraform start
+ * providers): the magic cookie check, gRPC on a local port (mutual TLS when the client passes its
+ * certificate in PLUGIN_CLIENT_CERT), the handshake line on stdout
  * (`1|6|tcp|127.0.0.1:PORT|grpc|<server certificate, base64>`), the controller's Shutdown and
- * the health check. Every tfplugin6 RPC the provider answers is a method of TofuProvider; an
- * error it throws becomes an error diagnostic of that call.
+ * the health check. Every tfplugin6 RPC the provider answers is a method of the adapter
+ * (TofuProvider); an error it throws becomes an error diagnostic of that call.
  */
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { fileURLToPath } from "node:url";
 import { errorDiag, messageOf } from "./diagnostics.ts";
-import type { TofuProvider } from "./provider.ts";
+import type { TofuProvider } from "./adapter.ts";
 import { pluginCertificate } from "./tls-cert.ts";
 
 export const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
@@ -72,10 +72,8 @@ export interface Served {
   handshake: string;
 }
 
-export async function servePlugin(
-  provider: TofuProvider,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<Served> {
+/** Starts the provider's gRPC server on a free local port and returns it with the handshake line. */
+export async function serve(provider: TofuProvider, env: NodeJS.ProcessEnv = process.env): Promise<Served> {
   const s = services();
   const server = new grpc.Server({ "grpc.max_receive_message_length": 256 << 20 });
   server.addService(s.provider, providerImplementation(s.provider, provider));

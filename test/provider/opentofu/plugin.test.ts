@@ -13,20 +13,20 @@ import {
   decodeMsgpack,
   encodeMsgpack,
   type MsgValue,
-} from "../../provider/opentofu/msgpack.ts";
+} from "../../../provider/opentofu/msgpack.ts";
 import {
   MAGIC_COOKIE_KEY,
   MAGIC_COOKIE_VALUE,
   PROTO_OPTIONS,
   refusal,
-  servePlugin,
-} from "../../provider/opentofu/plugin-server.ts";
-import { TofuProvider } from "../../provider/opentofu/provider.ts";
-import type { PackageSchema } from "../../provider/opentofu/tf-schema.ts";
-import { pluginCertificate } from "../../provider/opentofu/tls-cert.ts";
+  serve,
+} from "../../../provider/opentofu/serve.ts";
+import { TofuProvider } from "../../../provider/opentofu/adapter.ts";
+import type { PackageSchema } from "../../../provider/opentofu/tf-schema.ts";
+import { pluginCertificate } from "../../../provider/opentofu/tls-cert.ts";
 
 const SCHEMA = JSON.parse(
-  readFileSync(new URL("../../schema.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../../../schema.json", import.meta.url), "utf8"),
 ) as PackageSchema;
 
 type Client = grpc.Client &
@@ -79,7 +79,7 @@ describe("terraform-provider-cws over gRPC with mutual TLS", () => {
   const clientCert = pluginCertificate();
 
   beforeAll(async () => {
-    const served = await servePlugin(new TofuProvider(SCHEMA, () => {}), {
+    const served = await serve(new TofuProvider(SCHEMA, () => {}), {
       PLUGIN_CLIENT_CERT: clientCert.certPem,
     });
     server = served.server;
@@ -102,7 +102,7 @@ describe("terraform-provider-cws over gRPC with mutual TLS", () => {
   });
 
   it("refuses a client without a certificate the plugin was told to trust", async () => {
-    const served = await servePlugin(new TofuProvider(SCHEMA, () => {}), {
+    const served = await serve(new TofuProvider(SCHEMA, () => {}), {
       PLUGIN_CLIENT_CERT: clientCert.certPem,
     });
     const address = served.handshake.split("|")[3];

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFINITIONS, RESOURCES } from "../../provider/registry.ts";
-import { staleFiles } from "../../scripts/gen.ts";
-import { REPO_ROOT } from "../../scripts/repo-root.ts";
+import { DEFINITIONS, RESOURCES } from "../../../provider/registry.ts";
+import { staleFiles } from "../../../scripts/gen.ts";
+import { REPO_ROOT } from "../../../scripts/repo-root.ts";
 
 interface Schema {
   name: string;

@@ -3,11 +3,12 @@ import emptyPb from "google-protobuf/google/protobuf/empty_pb.js";
 import providerGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
 import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CwsPlugin, serve } from "../../provider/native/server.ts";
-import { SIG_KEY, encode, secret } from "../../provider/native/values.ts";
-import { DEMO_TOKEN } from "../helpers/http.ts";
-import { startTestServer } from "../helpers/server.ts";
-import { liveResources } from "../helpers/stacks.ts";
+import { CwsPlugin } from "../../../provider/native/adapter.ts";
+import { serve } from "../../../provider/native/serve.ts";
+import { SIG_KEY, encode, secret } from "../../../provider/native/values.ts";
+import { DEMO_TOKEN } from "../../helpers/http.ts";
+import { startTestServer } from "../../helpers/server.ts";
+import { liveResources } from "../../helpers/stacks.ts";
 
 const URN = (type: string, name: string) => `urn:pulumi:dev::proj::cws:index:${type}::${name}`;
 const Kind = providerPb.PropertyDiff.Kind;

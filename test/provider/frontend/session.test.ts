@@ -1,0 +1,52 @@
+/** A front end's session (provider/frontend/): the client made from the settings, the calls' contexts, cancel. */
+import { describe, expect, it } from "vitest";
+import { CwsClient } from "../../../client/index.ts";
+import { Session } from "../../../provider/frontend/session.ts";
+
+const SETTINGS = { baseUrl: "https://api.example.com/v3", org: "demo", token: "tok" };
+
+describe("the session of a front end", () => {
+  it("refuses a call before it is configured, and says what is wrong with the settings", async () => {
+    const session = new Session(() => CwsClient);
+    expect(() => session.client()).toThrow("the cws provider was not configured");
+    session.configure(new Error("set cws:org"));
+    await expect(
+      session.run(
+        () => {},
+        undefined,
+        async () => 1,
+      ),
+    ).rejects.toThrow("set cws:org");
+  });
+
+  it("keeps its client while the settings stay the same, and makes it only when a call needs it", () => {
+    let loaded = 0;
+    const session = new Session(() => (loaded++, CwsClient));
+    session.configure(SETTINGS);
+    expect(loaded).toBe(0);
+    const client = session.client();
+    session.configure({ ...SETTINGS });
+    expect(session.client()).toBe(client);
+    session.configure({ ...SETTINGS, org: "other" });
+    expect(session.client()).not.toBe(client);
+    expect(loaded).toBe(2);
+  });
+
+  it("gives each call its context, and cancel aborts every call running", async () => {
+    const session = new Session(() => CwsClient);
+    session.configure(SETTINGS);
+    const logged: string[] = [];
+    const running = session.run(
+      (m) => logged.push(m),
+      5000,
+      (ctx) =>
+        new Promise((resolve) => {
+          ctx.log(`timeout ${ctx.timeoutMs}`);
+          ctx.signal!.addEventListener("abort", () => resolve((ctx.signal!.reason as Error).message));
+        }),
+    );
+    session.cancel();
+    await expect(running).resolves.toBe("the operation was cancelled");
+    expect(logged).toEqual(["timeout 5000"]);
+  });
+});
