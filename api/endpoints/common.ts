@@ -1,5 +1,6 @@
+/** What an endpoint of the table declares, and the pieces its entries share (paths, answers, reasons). */
 import type { z } from "zod";
-import type { Reason } from "../index.ts";
+import { WorkloadOperation, type Reason } from "../index.ts";
 
 /**
  * Who may call an endpoint. "org": a bearer token of the org named by the :org path parameter;
@@ -38,6 +39,21 @@ export interface Endpoint {
   websocket?: boolean;
 }
 
+/**
+ * The endpoints every resource of spec section 4 has, on the resource (`/orgs/:org/<name>`) and
+ * on one member (`.../:uid`): list a page, get, update (PATCH) and delete.
+ */
+export interface ResourceEndpoints {
+  list: Endpoint & { query: z.ZodObject };
+  get: Endpoint;
+  update: Endpoint & { body: z.ZodType };
+  delete: Endpoint;
+}
+
+/** A pattern's `:name` parameters as `{name}` templates (`/orgs/{org}/volumes/{uid}`), as the OpenAPI document and the client's errors name a route. */
+export const routeTemplate = (pattern: string): string => pattern.replace(/:(\w+)/g, "{$1}");
+
+/** One workload: the pattern its own routes extend. */
 export const W = "/orgs/:org/workloads/:uid";
 export const ok = (schema: z.ZodType, description = "OK") => ({ 200: { description, schema } });
 export const created = (schema: z.ZodType, description = "Created") => ({ 201: { description, schema } });
@@ -78,6 +94,11 @@ export const DEPLOY: Reason[] = [
   "WORKLOAD_SANDBOX_TEMPLATE_NOT_READY",
   "WORKLOAD_SANDBOX_TEMPLATE_NOT_FOUND",
 ];
+
+/** A POST on one workload (`.../:uid/<action>`, no body) answered with its operation record. */
+export function workloadAction(action: string, summary: string, reasons: Reason[]): Entry {
+  return { method: "POST", pattern: `${W}/${action}`, summary, responses: ok(WorkloadOperation), reasons };
+}
 
 type GroupField = "prefix" | "tag" | "auth";
 type Entry = Omit<Endpoint, GroupField> & Partial<Pick<Endpoint, "auth">>;

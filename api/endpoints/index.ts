@@ -1,8 +1,12 @@
+/** The endpoint table of the service and of the reference server's admin surface, gathered from one file per resource. */
 import { ADMIN } from "./admin.ts";
-import { SANDBOX_TEMPLATES, SSH_KEYS, TEMPLATES, VOLUMES } from "./collections.ts";
 import type { Endpoint } from "./common.ts";
 import { META } from "./meta.ts";
+import { SANDBOX_TEMPLATES } from "./sandbox-templates.ts";
 import { SANDBOXES } from "./sandboxes.ts";
+import { SSH_KEYS } from "./ssh-keys.ts";
+import { TEMPLATES } from "./templates.ts";
+import { VOLUMES } from "./volumes.ts";
 import { WORKLOADS } from "./workloads.ts";
 
 export type { Endpoint, EndpointAuth } from "./common.ts";
