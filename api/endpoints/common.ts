@@ -1,6 +1,6 @@
 /** What an endpoint of the table declares, and the pieces its entries share (paths, answers, reasons). */
 import type { z } from "zod";
-import { WorkloadOperation, type Reason } from "../index.ts";
+import { WorkloadOperation, type Page, type Reason } from "../index.ts";
 
 /**
  * Who may call an endpoint. "org": a bearer token of the org named by the :org path parameter;
@@ -39,14 +39,26 @@ export interface Endpoint {
   websocket?: boolean;
 }
 
+/** An endpoint whose success answers are JSON read by schemas whose output is T. */
+export interface JsonEndpoint<T> extends Endpoint {
+  responses: Record<number, { description: string; schema?: z.ZodType<T> | null; text?: boolean }>;
+}
+
+/** The schema of an endpoint's first success answer that has one (what a client reads the answer with). */
+export function answerSchema<T>(endpoint: JsonEndpoint<T>): z.ZodType<T> {
+  const schema = Object.values(endpoint.responses).find((r) => r.schema)?.schema;
+  if (!schema) throw new TypeError(`${endpoint.method} ${endpoint.pattern} answers no JSON`);
+  return schema;
+}
+
 /**
  * The endpoints every resource of spec section 4 has, on the resource (`/orgs/:org/<name>`) and
  * on one member (`.../:uid`): list a page, get, update (PATCH) and delete.
  */
-export interface ResourceEndpoints {
-  list: Endpoint & { query: z.ZodObject };
-  get: Endpoint;
-  update: Endpoint & { body: z.ZodType };
+export interface ResourceEndpoints<Item = unknown, Listed = unknown> {
+  list: JsonEndpoint<Page<Listed>> & { query: z.ZodObject };
+  get: JsonEndpoint<Item>;
+  update: JsonEndpoint<Item> & { body: z.ZodType };
   delete: Endpoint;
 }
 
@@ -55,8 +67,10 @@ export const routeTemplate = (pattern: string): string => pattern.replace(/:(\w+
 
 /** One workload: the pattern its own routes extend. */
 export const W = "/orgs/:org/workloads/:uid";
-export const ok = (schema: z.ZodType, description = "OK") => ({ 200: { description, schema } });
-export const created = (schema: z.ZodType, description = "Created") => ({ 201: { description, schema } });
+export const ok = <S extends z.ZodType>(schema: S, description = "OK") => ({ 200: { description, schema } });
+export const created = <S extends z.ZodType>(schema: S, description = "Created") => ({
+  201: { description, schema },
+});
 export const noContent = { 204: { description: "No Content", schema: null } };
 export const WL: Reason[] = ["WORKLOAD_NOT_FOUND"];
 export const SANDBOX_TARGET: Reason[] = [
@@ -96,8 +110,9 @@ export const DEPLOY: Reason[] = [
 ];
 
 /** A POST on one workload (`.../:uid/<action>`, no body) answered with its operation record. */
-export function workloadAction(action: string, summary: string, reasons: Reason[]): Entry {
-  return { method: "POST", pattern: `${W}/${action}`, summary, responses: ok(WorkloadOperation), reasons };
+export function workloadAction(action: string, summary: string, reasons: Reason[]) {
+  const responses = ok(WorkloadOperation);
+  return { method: "POST" as const, pattern: `${W}/${action}`, summary, responses, reasons };
 }
 
 type GroupField = "prefix" | "tag" | "auth";

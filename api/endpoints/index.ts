@@ -9,7 +9,8 @@ import { TEMPLATES } from "./templates.ts";
 import { VOLUMES } from "./volumes.ts";
 import { WORKLOADS } from "./workloads.ts";
 
-export type { Endpoint, EndpointAuth } from "./common.ts";
+export type { Endpoint, EndpointAuth, JsonEndpoint, ResourceEndpoints } from "./common.ts";
+export { answerSchema, routeTemplate } from "./common.ts";
 export { SERVER_SCHEMAS } from "./answers.ts";
 export { ADMIN, META, SANDBOXES, SANDBOX_TEMPLATES, SSH_KEYS, TEMPLATES, VOLUMES, WORKLOADS };
 
