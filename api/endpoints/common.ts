@@ -11,8 +11,9 @@ export type EndpointAuth = "org" | "token" | "none" | "admin";
 /**
  * One endpoint, declared once: its route, who may call it, the contract schemas of its query,
  * body and answers, its success statuses and its error reasons. The server registers its
- * handler from it (server/http/endpoints.ts), the OpenAPI document is built from it, and a test
- * holds the client's methods to it.
+ * handler from it (server/http/endpoints.ts), the OpenAPI document is built from it, and the
+ * client takes each request's method, path, authentication and answer schema from it
+ * (client/http.ts).
  */
 export interface Endpoint {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

@@ -18,7 +18,8 @@ export { ADMIN, META, SANDBOXES, SANDBOX_TEMPLATES, SSH_KEYS, TEMPLATES, VOLUMES
  * The endpoint table: every endpoint of the service (under /v3) and of the reference server's
  * admin surface (under /admin), by resource. The server registers each handler from its entry
  * (server/http/endpoints.ts), the OpenAPI document is generated from the table and the schemas
- * of api/, and test/client/endpoints.test.ts holds the client's methods to it.
+ * of api/, the client calls each endpoint through its entry, and test/client/endpoints.test.ts
+ * checks that every endpoint of the service has a client method.
  */
 export const ENDPOINT_GROUPS = {
   meta: META,
