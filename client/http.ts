@@ -1,10 +1,12 @@
 /**
- * The transport under every method: builds the URL from a route template, sends the request
- * through a keep-alive undici dispatcher, applies the per-request timeout, maps failures to the
- * error classes, retries through retry.ts and parses bodies with the contract's zod schemas.
+ * The transport under every method: builds the URL from the path pattern of an endpoint of the
+ * table (api/endpoints/), sends the request through a keep-alive undici dispatcher, applies the
+ * per-request timeout, maps failures to the error classes, retries through retry.ts and parses
+ * bodies with the schemas the endpoint declares.
  */
 import { Agent, request, type Dispatcher } from "undici";
 import type { z } from "zod";
+import { answerSchema, routeTemplate, type Endpoint, type JsonEndpoint } from "../api/endpoints/index.ts";
 import type { DeploymentType } from "../api/index.ts";
 import {
   CwsConnectionError,
@@ -35,20 +37,19 @@ export interface RequestOptions {
   onRetryAfter?: (ms: number) => void;
 }
 
-export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-
-/** One API operation: the route template plus what fills it. */
-export interface Operation {
-  method: Method;
-  /** Path template below the base URL; `{org}` is filled from the client, other `{name}`s from `params`. */
-  route: string;
+/**
+ * One call of an endpoint of the table (api/endpoints/): the endpoint gives the method, the path
+ * pattern, whether the token goes with it (not to the endpoints open to anyone) and the schema of
+ * a JSON answer; the rest fills it.
+ */
+export interface Operation<E extends Endpoint = Endpoint> {
+  endpoint: E;
+  /** Values of the pattern's `:name` parameters; `:org` is filled from the client. */
   params?: Record<string, string>;
   query?: object;
   body?: unknown;
   /** Overrides the default (true for GET, PUT, PATCH, DELETE; false for POST). See retry.ts. */
   idempotent?: boolean;
-  /** False for the unauthenticated probes (health, version, regions): the token is not sent. */
-  auth?: boolean;
 }
 
 export interface TransportOptions {
@@ -129,26 +130,28 @@ export class Transport {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
 
-  /** Fills a route template: `{org}` from the client, the rest from `params` (URI-encoded). */
+  /** Fills the endpoint's path pattern: `:org` from the client, the rest from `params` (URI-encoded). */
   prepare(op: Operation): Prepared {
-    const path = op.route.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const { method, pattern } = op.endpoint;
+    const route = `${method} ${routeTemplate(pattern)}`;
+    const path = pattern.replace(/:(\w+)/g, (_, name: string) => {
       const v = name === "org" ? this.org : op.params?.[name];
       if (typeof v !== "string" || v === "")
-        throw new TypeError(`${name} must be a non-empty string (${op.method} ${op.route})`);
+        throw new TypeError(`${name} must be a non-empty string (${route})`);
       return encodeURIComponent(v);
     });
     const qs = queryString(op.query);
     return {
-      method: op.method,
-      route: `${op.method} ${op.route}`,
+      method,
+      route,
       path,
       url: `${this.baseUrl}${path}${qs ? `?${qs}` : ""}`,
-      idempotent: op.idempotent ?? op.method !== "POST",
+      idempotent: op.idempotent ?? method !== "POST",
     };
   }
 
-  /** A JSON response parsed with `schema`. */
-  async json<S extends z.ZodType>(op: Operation, schema: S, opts: RequestOptions = {}): Promise<z.output<S>> {
+  /** A JSON response, parsed with the schema the endpoint declares for its answer. */
+  async json<T>(op: Operation<JsonEndpoint<T>>, opts: RequestOptions = {}): Promise<T> {
     const p = this.prepare(op);
     const { status, text } = await this.#withRetries(p, opts, (signal, timeoutMs) =>
       this.#attempt(p, op, opts, signal, timeoutMs, false, async (res) => ({
@@ -166,7 +169,7 @@ export class Transport {
         issues: [`body is not JSON: ${truncate(text, 100)}`],
       });
     }
-    return this.parse(p, status, schema, data);
+    return this.parse(p, status, answerSchema(op.endpoint), data);
   }
 
   /** A response without a body we care about (204). */
@@ -294,7 +297,7 @@ export class Transport {
       accept: "application/json, text/plain",
       "user-agent": this.#opts.userAgent,
     };
-    if (op.auth !== false) headers.authorization = `Bearer ${this.#token}`;
+    if (op.endpoint.auth !== "none") headers.authorization = `Bearer ${this.#token}`;
     if (opts.deploymentType) headers["x-deployment-type"] = opts.deploymentType;
     let body: string | undefined;
     if (op.body !== undefined) {
@@ -304,7 +307,7 @@ export class Transport {
     try {
       const res = await request(p.url, {
         dispatcher: this.#dispatcher,
-        method: op.method,
+        method: op.endpoint.method,
         headers,
         body,
         signal,

@@ -1,5 +1,6 @@
 /** `client.meta`: health, readiness, version (no authentication) and the region list (outside the org scope). */
-import { Health, RegionList, Version, type Region } from "../api/index.ts";
+import { META } from "../api/endpoints/index.ts";
+import type { Health, Region, Version } from "../api/index.ts";
 import type { RequestOptions, Transport } from "./http.ts";
 
 export class Meta {
@@ -9,19 +10,19 @@ export class Meta {
   }
 
   health(opts?: RequestOptions): Promise<Health> {
-    return this.#t.json({ method: "GET", route: "/healthz", auth: false }, Health, opts);
+    return this.#t.json({ endpoint: META.health }, opts);
   }
 
   ready(opts?: RequestOptions): Promise<Health> {
-    return this.#t.json({ method: "GET", route: "/readyz", auth: false }, Health, opts);
+    return this.#t.json({ endpoint: META.ready }, opts);
   }
 
   version(opts?: RequestOptions): Promise<Version> {
-    return this.#t.json({ method: "GET", route: "/version", auth: false }, Version, opts);
+    return this.#t.json({ endpoint: META.version }, opts);
   }
 
   /** `{baseUrl}/region`. Sent with the token (the spec leaves its authentication open). */
   regions(opts?: RequestOptions): Promise<Region[]> {
-    return this.#t.json({ method: "GET", route: "/region" }, RegionList, opts);
+    return this.#t.json({ endpoint: META.regions }, opts);
   }
 }

@@ -1,26 +1,21 @@
 /** `client.sandboxTemplates`: spec section 4.3. */
-import {
-  SandboxTemplate,
-  SandboxTemplateList,
-  type SandboxTemplatePatch,
-  type SandboxTemplateQuery,
-} from "../api/index.ts";
-import { Collection } from "./collection.ts";
+import { SANDBOX_TEMPLATES } from "../api/endpoints/index.ts";
+import type { SandboxTemplate, SandboxTemplatePatch, SandboxTemplateQuery } from "../api/index.ts";
 import { CwsTemplateFailedError } from "./errors.ts";
 import type { Transport } from "./http.ts";
+import { ResourceClient } from "./resource-client.ts";
 import type { WaitOptions } from "./waiters.ts";
 
 export type SandboxTemplateStatus = SandboxTemplate["status"];
 
 /** USER templates can be updated and deleted (FRESH ones are read-only: 403; a PENDING one cannot be deleted: 409). */
-export class SandboxTemplates extends Collection<
-  SandboxTemplate,
+export class SandboxTemplates extends ResourceClient<
   SandboxTemplate,
   SandboxTemplateQuery,
   SandboxTemplatePatch
 > {
   constructor(transport: Transport) {
-    super(transport, "sandbox-templates", SandboxTemplate, SandboxTemplateList);
+    super(transport, SANDBOX_TEMPLATES);
   }
 
   /**
@@ -32,18 +27,9 @@ export class SandboxTemplates extends Collection<
     target: SandboxTemplateStatus | SandboxTemplateStatus[],
     opts: WaitOptions,
   ): Promise<SandboxTemplate> {
-    return this.poll(
-      {
-        kind: "sandbox template",
-        uid,
-        target,
-        read: (o) => this.get(uid, o),
-        check: (t, targets) => {
-          if (t.status === "FAILED")
-            throw new CwsTemplateFailedError({ uid, target: targets, lastStatus: t.status });
-        },
-      },
-      opts,
-    );
+    return this.waitFor("sandbox template", uid, target, opts, (t, targets) => {
+      if (t.status === "FAILED")
+        throw new CwsTemplateFailedError({ uid, target: targets, lastStatus: t.status });
+    });
   }
 }

@@ -1,26 +1,22 @@
 /** `client.sandboxes`: sandbox operations of spec section 4.2 (create/deploy/get/delete are in `client.workloads`). */
 import type WebSocket from "ws";
-import type { z } from "zod";
-import {
+import { SANDBOXES, WORKLOADS } from "../api/endpoints/index.ts";
+import type {
   Desktop,
+  ExecBody,
   ExecResult,
-  FileContent,
+  ForkBody,
+  PublishBody,
   SandboxTemplate,
+  TerminalCreate,
   TerminalSession,
-  TerminalSessionList,
   Ticket,
+  TicketBody,
   WorkloadOperation,
-  type ExecBody,
-  type ForkBody,
-  type PublishBody,
-  type TerminalCreate,
-  type TicketBody,
 } from "../api/index.ts";
 import { CwsConnectionError, CwsTimeoutError, apiError } from "./errors.ts";
 import type { RequestOptions, Transport } from "./http.ts";
 import { sleep } from "./retry.ts";
-
-const ONE = "/orgs/{org}/workloads/{uid}";
 
 export interface ConnectOptions extends RequestOptions {
   /** Lifetime of the ticket minted for this connection (1-300 s, default 60). */
@@ -38,36 +34,24 @@ export class Sandboxes {
     this.#t = transport;
   }
 
-  /** A GET or POST on the sandbox's sub-route (`.../{uid}/<path>`), answered with JSON of `schema`. */
-  #onSandbox<T>(
-    method: "GET" | "POST",
-    uid: string,
-    path: string,
-    schema: z.ZodType<T>,
-    opts?: RequestOptions,
-    body?: unknown,
-  ): Promise<T> {
-    return this.#t.json({ method, route: `${ONE}/${path}`, params: { uid }, body }, schema, opts);
-  }
-
   /** running → frozen: stops the sandbox's processes, keeps its files. */
   freeze(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.#onSandbox("POST", uid, "freeze", WorkloadOperation, opts);
+    return this.#t.json({ endpoint: SANDBOXES.freeze, params: { uid } }, opts);
   }
 
   /** frozen → running. */
   thaw(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.#onSandbox("POST", uid, "thaw", WorkloadOperation, opts);
+    return this.#t.json({ endpoint: SANDBOXES.thaw, params: { uid } }, opts);
   }
 
   /** Creates and deploys a child of a running sandbox (empty body: named `{parent}-fork`). Not retried after an ambiguous failure. */
   fork(uid: string, body: ForkBody = {}, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.#onSandbox("POST", uid, "fork", WorkloadOperation, opts, body);
+    return this.#t.json({ endpoint: SANDBOXES.fork, params: { uid }, body }, opts);
   }
 
   /** Publishes a running sandbox as a USER template (PENDING; wait with `sandboxTemplates.waitForStatus`). */
   publish(uid: string, body: PublishBody, opts?: RequestOptions): Promise<SandboxTemplate> {
-    return this.#onSandbox("POST", uid, "publish", SandboxTemplate, opts, body);
+    return this.#t.json({ endpoint: SANDBOXES.publish, params: { uid }, body }, opts);
   }
 
   /**
@@ -77,19 +61,12 @@ export class Sandboxes {
   exec(uid: string, body: ExecBody, opts: RequestOptions = {}): Promise<ExecResult> {
     const needMs = ((body.timeout_sec ?? 60) + 10) * 1000;
     const timeoutMs = opts.timeoutMs ?? Math.max(needMs, this.#t.defaultTimeoutMs());
-    return this.#t.json({ method: "POST", route: `${ONE}/exec`, params: { uid }, body }, ExecResult, {
-      ...opts,
-      timeoutMs,
-    });
+    return this.#t.json({ endpoint: WORKLOADS.exec, params: { uid }, body }, { ...opts, timeoutMs });
   }
 
   /** Reads a file (absolute guest path). */
   async readFile(uid: string, path: string, opts?: RequestOptions): Promise<Buffer> {
-    const f = await this.#t.json(
-      { method: "GET", route: `${ONE}/files`, params: { uid }, query: { path } },
-      FileContent,
-      opts,
-    );
+    const f = await this.#t.json({ endpoint: SANDBOXES.readFile, params: { uid }, query: { path } }, opts);
     return Buffer.from(f.content_b64, "base64");
   }
 
@@ -104,38 +81,31 @@ export class Sandboxes {
       "base64",
     );
     return this.#t.empty(
-      { method: "PUT", route: `${ONE}/files`, params: { uid }, body: { path, content_b64 } },
+      { endpoint: SANDBOXES.writeFile, params: { uid }, body: { path, content_b64 } },
       opts,
     );
   }
 
   /** Mints a single-use WebSocket access ticket. Retried like a GET (a spare ticket just expires). */
   createTicket(uid: string, body: TicketBody = {}, opts?: RequestOptions): Promise<Ticket> {
-    return this.#t.json(
-      { method: "POST", route: `${ONE}/access-tickets`, params: { uid }, body, idempotent: true },
-      Ticket,
-      opts,
-    );
+    return this.#t.json({ endpoint: SANDBOXES.createTicket, params: { uid }, body, idempotent: true }, opts);
   }
 
   listTerminals(uid: string, opts?: RequestOptions): Promise<TerminalSession[]> {
-    return this.#onSandbox("GET", uid, "terminals", TerminalSessionList, opts);
+    return this.#t.json({ endpoint: SANDBOXES.listTerminals, params: { uid } }, opts);
   }
 
   /** Starts a terminal session (default 80x24). Not retried after an ambiguous failure. */
   createTerminal(uid: string, body: TerminalCreate = {}, opts?: RequestOptions): Promise<TerminalSession> {
-    return this.#onSandbox("POST", uid, "terminals", TerminalSession, opts, body);
+    return this.#t.json({ endpoint: SANDBOXES.createTerminal, params: { uid }, body }, opts);
   }
 
   deleteTerminal(uid: string, terminalId: string, opts?: RequestOptions): Promise<void> {
-    return this.#t.empty(
-      { method: "DELETE", route: `${ONE}/terminals/{terminal_id}`, params: { uid, terminal_id: terminalId } },
-      opts,
-    );
+    return this.#t.empty({ endpoint: SANDBOXES.deleteTerminal, params: { uid, terminal: terminalId } }, opts);
   }
 
   desktop(uid: string, opts?: RequestOptions): Promise<Desktop> {
-    return this.#onSandbox("GET", uid, "desktop", Desktop, opts);
+    return this.#t.json({ endpoint: SANDBOXES.desktop, params: { uid } }, opts);
   }
 
   /**
@@ -145,8 +115,7 @@ export class Sandboxes {
    * matching `CwsApiError`.
    */
   async connectTerminal(uid: string, terminalId: string, opts: ConnectOptions = {}): Promise<WebSocket> {
-    const route = `${ONE}/terminals/{terminal_id}/ws`;
-    const p = this.#t.prepare({ method: "GET", route, params: { uid, terminal_id: terminalId } });
+    const p = this.#t.prepare({ endpoint: SANDBOXES.terminalSocket, params: { uid, terminal: terminalId } });
     const { ticket } = await this.createTicket(uid, ticketBody(opts), opts);
     const url = new URL(wsBase(this.#t.baseUrl) + p.path);
     url.searchParams.set("ticket", ticket);
@@ -159,8 +128,7 @@ export class Sandboxes {
    * `CwsNotFoundError` (reason WORKLOAD_SANDBOX_NO_DESKTOP).
    */
   async connectDesktop(uid: string, opts: DesktopConnectOptions = {}): Promise<WebSocket> {
-    const route = `${ONE}/desktop/ws`;
-    const p = this.#t.prepare({ method: "GET", route, params: { uid } });
+    const p = this.#t.prepare({ endpoint: SANDBOXES.desktopSocket, params: { uid } });
     const deadline = Date.now() + (opts.waitMs ?? 30_000);
     let delay = 100;
     let d = await this.desktop(uid, opts);

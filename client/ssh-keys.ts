@@ -1,15 +1,16 @@
 /** `client.sshKeys`: spec section 4.6. */
-import { SshKey, SshKeyList, type PageQuery, type SshKeyCreate, type SshKeyPatch } from "../api/index.ts";
-import { Collection } from "./collection.ts";
+import { SSH_KEYS } from "../api/endpoints/index.ts";
+import type { PageQuery, SshKey, SshKeyCreate, SshKeyPatch } from "../api/index.ts";
 import type { RequestOptions, Transport } from "./http.ts";
+import { ResourceClient } from "./resource-client.ts";
 
-export class SshKeys extends Collection<SshKey, SshKey, PageQuery, SshKeyPatch> {
+export class SshKeys extends ResourceClient<SshKey, PageQuery, SshKeyPatch> {
   constructor(transport: Transport) {
-    super(transport, "ssh-keys", SshKey, SshKeyList);
+    super(transport, SSH_KEYS);
   }
 
   /** Not retried after an ambiguous failure. */
   create(body: SshKeyCreate, opts?: RequestOptions): Promise<SshKey> {
-    return this.t.json({ method: "POST", route: this.all, body }, SshKey, opts);
+    return this.t.json({ endpoint: SSH_KEYS.create, body }, opts);
   }
 }

@@ -1,27 +1,22 @@
 /** `client.templates`: reusable workload templates, spec section 4.4. */
-import {
+import { TEMPLATES } from "../api/endpoints/index.ts";
+import type {
+  TemplateCreate,
   TemplateCreated,
-  WorkloadTemplate,
-  WorkloadTemplateList,
-  type TemplateCreate,
-  type TemplateListQuery,
-  type TemplatePatch,
-} from "../api/index.ts";
-import { Collection } from "./collection.ts";
-import type { RequestOptions, Transport } from "./http.ts";
-
-export class Templates extends Collection<
-  WorkloadTemplate,
-  WorkloadTemplate,
   TemplateListQuery,
-  TemplatePatch
-> {
+  TemplatePatch,
+  WorkloadTemplate,
+} from "../api/index.ts";
+import type { RequestOptions, Transport } from "./http.ts";
+import { ResourceClient } from "./resource-client.ts";
+
+export class Templates extends ResourceClient<WorkloadTemplate, TemplateListQuery, TemplatePatch> {
   constructor(transport: Transport) {
-    super(transport, "templates", WorkloadTemplate, WorkloadTemplateList);
+    super(transport, TEMPLATES);
   }
 
   /** Returns the new template's uid. Not retried after an ambiguous failure. */
   create(body: TemplateCreate, opts?: RequestOptions): Promise<TemplateCreated> {
-    return this.t.json({ method: "POST", route: this.all, body }, TemplateCreated, opts);
+    return this.t.json({ endpoint: TEMPLATES.create, body }, opts);
   }
 }

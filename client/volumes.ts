@@ -1,20 +1,18 @@
 /** `client.volumes`: spec section 4.5. */
-import {
+import { VOLUMES } from "../api/endpoints/index.ts";
+import type {
   Volume,
+  VolumeCreate,
   VolumeCreated,
-  VolumeEventList,
-  VolumeList,
+  VolumeEvent,
+  VolumeListQuery,
+  VolumePatch,
   VolumeState,
-  type VolumeCreate,
-  type VolumeEvent,
-  type VolumeListQuery,
-  type VolumePatch,
 } from "../api/index.ts";
-import { TrackedCollection } from "./collection.ts";
 import type { RequestOptions, Transport } from "./http.ts";
+import { TrackedResourceClient } from "./resource-client.ts";
 
-export class Volumes extends TrackedCollection<
-  Volume,
+export class Volumes extends TrackedResourceClient<
   Volume,
   VolumeListQuery,
   VolumePatch,
@@ -22,16 +20,11 @@ export class Volumes extends TrackedCollection<
   VolumeEvent
 > {
   constructor(transport: Transport) {
-    super(transport, "volumes", {
-      item: Volume,
-      list: VolumeList,
-      state: VolumeState,
-      events: VolumeEventList,
-    });
+    super(transport, VOLUMES);
   }
 
   /** Registers a volume (provisioned when a deployed RENTAL workload mounts it). Not retried after an ambiguous failure. */
   create(body: VolumeCreate, opts?: RequestOptions): Promise<VolumeCreated> {
-    return this.t.json({ method: "POST", route: this.all, body }, VolumeCreated, opts);
+    return this.t.json({ endpoint: VOLUMES.create, body }, opts);
   }
 }

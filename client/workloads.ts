@@ -1,28 +1,25 @@
 /** `client.workloads`: every route of spec section 4.1 (all workload types, sandboxes included). */
-import {
+import { WORKLOADS } from "../api/endpoints/index.ts";
+import type {
+  AttachVolumeBody,
   AttachedSshKey,
   AttachedVolume,
-  BmImageList,
+  BmImage,
+  VerifyBody,
   VerifyResult,
-  VmImageList,
+  VmImage,
   Workload,
-  WorkloadEventList,
-  WorkloadList,
+  WorkloadCreate,
+  WorkloadEvent,
+  WorkloadListQuery,
   WorkloadOperation,
+  WorkloadPatch,
   WorkloadState,
-  type AttachVolumeBody,
-  type BmImage,
-  type VerifyBody,
-  type VmImage,
-  type WorkloadCreate,
-  type WorkloadEvent,
-  type WorkloadListQuery,
-  type WorkloadPatch,
-  type WorkloadStatus,
+  WorkloadStatus,
 } from "../api/index.ts";
 import { CwsWorkloadFailedError } from "./errors.ts";
 import type { RequestOptions, Transport } from "./http.ts";
-import { TrackedCollection, type EventsQuery } from "./collection.ts";
+import { TrackedResourceClient, type EventsQuery } from "./resource-client.ts";
 import type { WaitOptions } from "./waiters.ts";
 
 export type { EventsQuery };
@@ -48,26 +45,34 @@ function logsQuery(q: LogsOptions, follow: boolean) {
   };
 }
 
-export class Workloads extends TrackedCollection<
+export class Workloads extends TrackedResourceClient<
   Workload,
-  WorkloadOperation,
   WorkloadListQuery,
   WorkloadPatch,
   WorkloadState,
-  WorkloadEvent
+  WorkloadEvent,
+  WorkloadOperation
 > {
   constructor(transport: Transport) {
-    super(transport, "workloads", {
-      item: Workload,
-      list: WorkloadList,
-      state: WorkloadState,
-      events: WorkloadEventList,
-    });
+    super(transport, WORKLOADS);
+  }
+
+  vmImages(opts?: RequestOptions): Promise<VmImage[]> {
+    return this.t.json({ endpoint: WORKLOADS.vmImages }, opts);
+  }
+
+  bmImages(opts?: RequestOptions): Promise<BmImage[]> {
+    return this.t.json({ endpoint: WORKLOADS.bmImages }, opts);
+  }
+
+  /** Checks a workload against an image digest. A pure check: retried like a GET. */
+  verify(body: VerifyBody, opts?: RequestOptions): Promise<VerifyResult> {
+    return this.t.json({ endpoint: WORKLOADS.verify, body, idempotent: true }, opts);
   }
 
   /** Registers a workload (state registered; nothing is deployed). Not retried after an ambiguous failure. */
   create(body: WorkloadCreate, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.t.json({ method: "POST", route: this.all, body }, WorkloadOperation, opts);
+    return this.t.json({ endpoint: WORKLOADS.create, body }, opts);
   }
 
   /** Sets the given fields. A deployed non-sandbox workload is redeployed by the service. */
@@ -82,25 +87,22 @@ export class Workloads extends TrackedCollection<
 
   /** Starts provisioning; wait with `waitForStatus(uid, "running")`. */
   deploy(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.onMember("POST", uid, "deploy", WorkloadOperation, opts);
+    return this.t.json({ endpoint: WORKLOADS.deploy, params: { uid } }, opts);
   }
 
   /** RENTAL (and sandboxes): removes the runtime, keeps the configuration. */
   suspend(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.onMember("POST", uid, "suspend", WorkloadOperation, opts);
+    return this.t.json({ endpoint: WORKLOADS.suspend, params: { uid } }, opts);
   }
 
   /** Reboots a VM (not for BM). */
   reboot(uid: string, opts?: RequestOptions): Promise<WorkloadOperation> {
-    return this.onMember("POST", uid, "reboot", WorkloadOperation, opts);
+    return this.t.json({ endpoint: WORKLOADS.reboot, params: { uid } }, opts);
   }
 
   /** The log text as it is now. */
   logs(uid: string, query: LogsOptions = {}, opts?: RequestOptions): Promise<string> {
-    return this.t.text(
-      { method: "GET", route: `${this.one}/logs`, params: { uid }, query: logsQuery(query, false) },
-      opts,
-    );
+    return this.t.text({ endpoint: WORKLOADS.logs, params: { uid }, query: logsQuery(query, false) }, opts);
   }
 
   /**
@@ -113,10 +115,7 @@ export class Workloads extends TrackedCollection<
     query: LogsOptions = {},
     opts?: RequestOptions,
   ): AsyncGenerator<string, void, undefined> {
-    return this.t.stream(
-      { method: "GET", route: `${this.one}/logs`, params: { uid }, query: logsQuery(query, true) },
-      opts,
-    );
+    return this.t.stream({ endpoint: WORKLOADS.logs, params: { uid }, query: logsQuery(query, true) }, opts);
   }
 
   /**
@@ -125,27 +124,7 @@ export class Workloads extends TrackedCollection<
    */
   exec(uid: string, argv: string[], opts?: RequestOptions): AsyncGenerator<string, void, undefined> {
     if (!Array.isArray(argv) || argv.length === 0) throw new TypeError("exec needs at least one argument");
-    return this.t.stream(
-      { method: "POST", route: `${this.one}/exec`, params: { uid }, query: { command: argv } },
-      opts,
-    );
-  }
-
-  vmImages(opts?: RequestOptions): Promise<VmImage[]> {
-    return this.t.json({ method: "GET", route: `${this.all}/vm-images` }, VmImageList, opts);
-  }
-
-  bmImages(opts?: RequestOptions): Promise<BmImage[]> {
-    return this.t.json({ method: "GET", route: `${this.all}/bm-images` }, BmImageList, opts);
-  }
-
-  /** Checks a workload against an image digest. A pure check: retried like a GET. */
-  verify(body: VerifyBody, opts?: RequestOptions): Promise<VerifyResult> {
-    return this.t.json(
-      { method: "POST", route: `${this.all}/verify`, body, idempotent: true },
-      VerifyResult,
-      opts,
-    );
+    return this.t.stream({ endpoint: WORKLOADS.exec, params: { uid }, query: { command: argv } }, opts);
   }
 
   /** RENTAL only: mounts a volume at `mount_path`. */
@@ -155,39 +134,20 @@ export class Workloads extends TrackedCollection<
     body: AttachVolumeBody,
     opts?: RequestOptions,
   ): Promise<AttachedVolume> {
-    return this.t.json(
-      {
-        method: "PUT",
-        route: `${this.one}/volumes/{volume_uid}`,
-        params: { uid, volume_uid: volumeUid },
-        body,
-      },
-      AttachedVolume,
-      opts,
-    );
+    return this.t.json({ endpoint: WORKLOADS.attachVolume, params: { uid, volume: volumeUid }, body }, opts);
   }
 
   detachVolume(uid: string, volumeUid: string, opts?: RequestOptions): Promise<void> {
-    return this.t.empty(
-      { method: "DELETE", route: `${this.one}/volumes/{volume_uid}`, params: { uid, volume_uid: volumeUid } },
-      opts,
-    );
+    return this.t.empty({ endpoint: WORKLOADS.detachVolume, params: { uid, volume: volumeUid } }, opts);
   }
 
   /** Attaches an SSH key; a deployed sandbox also gets it installed in the guest. */
   attachSshKey(uid: string, keyUid: string, opts?: RequestOptions): Promise<AttachedSshKey> {
-    return this.t.json(
-      { method: "PUT", route: `${this.one}/ssh-keys/{ssh_key_uid}`, params: { uid, ssh_key_uid: keyUid } },
-      AttachedSshKey,
-      opts,
-    );
+    return this.t.json({ endpoint: WORKLOADS.attachSshKey, params: { uid, key: keyUid } }, opts);
   }
 
   detachSshKey(uid: string, keyUid: string, opts?: RequestOptions): Promise<void> {
-    return this.t.empty(
-      { method: "DELETE", route: `${this.one}/ssh-keys/{ssh_key_uid}`, params: { uid, ssh_key_uid: keyUid } },
-      opts,
-    );
+    return this.t.empty({ endpoint: WORKLOADS.detachSshKey, params: { uid, key: keyUid } }, opts);
   }
 
   /**
@@ -201,24 +161,15 @@ export class Workloads extends TrackedCollection<
     target: WorkloadStatus | WorkloadStatus[],
     opts: WaitOptions,
   ): Promise<WorkloadState> {
-    return this.poll(
-      {
-        kind: "workload",
-        uid,
-        target,
-        read: (o) => this.state(uid, o),
-        check: (s, targets) => {
-          if (s.status === "error" || s.status === "deleted") {
-            throw new CwsWorkloadFailedError({
-              uid,
-              target: targets,
-              lastStatus: s.status,
-              serviceMessage: s.message,
-            });
-          }
-        },
-      },
-      opts,
-    );
+    const check = (s: WorkloadState, targets: string[]) => {
+      if (s.status === "error" || s.status === "deleted")
+        throw new CwsWorkloadFailedError({
+          uid,
+          target: targets,
+          lastStatus: s.status,
+          serviceMessage: s.message,
+        });
+    };
+    return this.waitFor("workload", uid, target, opts, check, (o) => this.state(uid, o));
   }
 }

@@ -2,7 +2,7 @@ import { AdminService } from "./admin/service.ts";
 import { WorkloadExec } from "./workloads/exec-simulator.ts";
 import type { Faults } from "./http/faults.ts";
 import type { Lifecycle } from "./workloads/lifecycle.ts";
-import type { ServiceDeps } from "./common/collection.ts";
+import type { ServiceDeps } from "./common/service-deps.ts";
 import { Cursors } from "./common/cursors.ts";
 import type { Store } from "./store/store.ts";
 import { SshKeyService } from "./ssh-keys/service.ts";

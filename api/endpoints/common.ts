@@ -1,5 +1,6 @@
+/** What an endpoint of the table declares, and the pieces its entries share (paths, answers, reasons). */
 import type { z } from "zod";
-import type { Reason } from "../index.ts";
+import { WorkloadOperation, type Page, type Reason } from "../index.ts";
 
 /**
  * Who may call an endpoint. "org": a bearer token of the org named by the :org path parameter;
@@ -10,8 +11,9 @@ export type EndpointAuth = "org" | "token" | "none" | "admin";
 /**
  * One endpoint, declared once: its route, who may call it, the contract schemas of its query,
  * body and answers, its success statuses and its error reasons. The server registers its
- * handler from it (server/http/endpoints.ts), the OpenAPI document is built from it, and a test
- * holds the client's methods to it.
+ * handler from it (server/http/endpoints.ts), the OpenAPI document is built from it, and the
+ * client takes each request's method, path, authentication and answer schema from it
+ * (client/http.ts).
  */
 export interface Endpoint {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -38,9 +40,38 @@ export interface Endpoint {
   websocket?: boolean;
 }
 
+/** An endpoint whose success answers are JSON read by schemas whose output is T. */
+export interface JsonEndpoint<T> extends Endpoint {
+  responses: Record<number, { description: string; schema?: z.ZodType<T> | null; text?: boolean }>;
+}
+
+/** The schema of an endpoint's first success answer that has one (what a client reads the answer with). */
+export function answerSchema<T>(endpoint: JsonEndpoint<T>): z.ZodType<T> {
+  const schema = Object.values(endpoint.responses).find((r) => r.schema)?.schema;
+  if (!schema) throw new TypeError(`${endpoint.method} ${endpoint.pattern} answers no JSON`);
+  return schema;
+}
+
+/**
+ * The endpoints every resource of spec section 4 has, on the resource (`/orgs/:org/<name>`) and
+ * on one member (`.../:uid`): list a page, get, update (PATCH) and delete.
+ */
+export interface ResourceEndpoints<Item = unknown, Listed = unknown> {
+  list: JsonEndpoint<Page<Listed>> & { query: z.ZodObject };
+  get: JsonEndpoint<Item>;
+  update: JsonEndpoint<Item> & { body: z.ZodType };
+  delete: Endpoint;
+}
+
+/** A pattern's `:name` parameters as `{name}` templates (`/orgs/{org}/volumes/{uid}`), as the OpenAPI document and the client's errors name a route. */
+export const routeTemplate = (pattern: string): string => pattern.replace(/:(\w+)/g, "{$1}");
+
+/** One workload: the pattern its own routes extend. */
 export const W = "/orgs/:org/workloads/:uid";
-export const ok = (schema: z.ZodType, description = "OK") => ({ 200: { description, schema } });
-export const created = (schema: z.ZodType, description = "Created") => ({ 201: { description, schema } });
+export const ok = <S extends z.ZodType>(schema: S, description = "OK") => ({ 200: { description, schema } });
+export const created = <S extends z.ZodType>(schema: S, description = "Created") => ({
+  201: { description, schema },
+});
 export const noContent = { 204: { description: "No Content", schema: null } };
 export const WL: Reason[] = ["WORKLOAD_NOT_FOUND"];
 export const SANDBOX_TARGET: Reason[] = [
@@ -78,6 +109,12 @@ export const DEPLOY: Reason[] = [
   "WORKLOAD_SANDBOX_TEMPLATE_NOT_READY",
   "WORKLOAD_SANDBOX_TEMPLATE_NOT_FOUND",
 ];
+
+/** A POST on one workload (`.../:uid/<action>`, no body) answered with its operation record. */
+export function workloadAction(action: string, summary: string, reasons: Reason[]) {
+  const responses = ok(WorkloadOperation);
+  return { method: "POST" as const, pattern: `${W}/${action}`, summary, responses, reasons };
+}
 
 type GroupField = "prefix" | "tag" | "auth";
 type Entry = Omit<Endpoint, GroupField> & Partial<Pick<Endpoint, "auth">>;

@@ -1,11 +1,16 @@
+/** The endpoint table of the service and of the reference server's admin surface, gathered from one file per resource. */
 import { ADMIN } from "./admin.ts";
-import { SANDBOX_TEMPLATES, SSH_KEYS, TEMPLATES, VOLUMES } from "./collections.ts";
 import type { Endpoint } from "./common.ts";
 import { META } from "./meta.ts";
+import { SANDBOX_TEMPLATES } from "./sandbox-templates.ts";
 import { SANDBOXES } from "./sandboxes.ts";
+import { SSH_KEYS } from "./ssh-keys.ts";
+import { TEMPLATES } from "./templates.ts";
+import { VOLUMES } from "./volumes.ts";
 import { WORKLOADS } from "./workloads.ts";
 
-export type { Endpoint, EndpointAuth } from "./common.ts";
+export type { Endpoint, EndpointAuth, JsonEndpoint, ResourceEndpoints } from "./common.ts";
+export { answerSchema, routeTemplate } from "./common.ts";
 export { SERVER_SCHEMAS } from "./answers.ts";
 export { ADMIN, META, SANDBOXES, SANDBOX_TEMPLATES, SSH_KEYS, TEMPLATES, VOLUMES, WORKLOADS };
 
@@ -13,7 +18,8 @@ export { ADMIN, META, SANDBOXES, SANDBOX_TEMPLATES, SSH_KEYS, TEMPLATES, VOLUMES
  * The endpoint table: every endpoint of the service (under /v3) and of the reference server's
  * admin surface (under /admin), by resource. The server registers each handler from its entry
  * (server/http/endpoints.ts), the OpenAPI document is generated from the table and the schemas
- * of api/, and test/client/endpoints.test.ts holds the client's methods to it.
+ * of api/, the client calls each endpoint through its entry, and test/client/endpoints.test.ts
+ * checks that every endpoint of the service has a client method.
  */
 export const ENDPOINT_GROUPS = {
   meta: META,

@@ -1,5 +1,15 @@
+/** Sandboxes (spec 4.2): the endpoints only sandboxes have, their WebSockets included. */
 import * as api from "../index.ts";
-import { DEPLOY, SANDBOX_TARGET, W, created, noContent, ok, endpointGroup } from "./common.ts";
+import {
+  DEPLOY,
+  SANDBOX_TARGET,
+  W,
+  created,
+  noContent,
+  ok,
+  endpointGroup,
+  workloadAction,
+} from "./common.ts";
 
 /** What each WebSocket handshake declares: how it is admitted, and its answer. */
 const WEBSOCKET = {
@@ -11,20 +21,8 @@ const WEBSOCKET = {
 
 /** Sandbox-only operations and their WebSockets (spec 4.2). */
 export const SANDBOXES = endpointGroup("sandboxes", {
-  freeze: {
-    method: "POST",
-    pattern: `${W}/freeze`,
-    summary: "Freeze a running sandbox",
-    responses: ok(api.WorkloadOperation),
-    reasons: SANDBOX_TARGET,
-  },
-  thaw: {
-    method: "POST",
-    pattern: `${W}/thaw`,
-    summary: "Thaw a frozen sandbox",
-    responses: ok(api.WorkloadOperation),
-    reasons: SANDBOX_TARGET,
-  },
+  freeze: workloadAction("freeze", "Freeze a running sandbox", SANDBOX_TARGET),
+  thaw: workloadAction("thaw", "Thaw a frozen sandbox", SANDBOX_TARGET),
   fork: {
     method: "POST",
     pattern: `${W}/fork`,

@@ -1,4 +1,6 @@
+/** Workloads (spec 4.1): their endpoints. */
 import * as api from "../index.ts";
+import type { Reason } from "../index.ts";
 import {
   CREATE_RULES,
   DEPLOY,
@@ -9,7 +11,11 @@ import {
   noContent,
   ok,
   endpointGroup,
+  workloadAction,
 } from "./common.ts";
+
+/** An action only some types take, from some states (suspend, reboot). */
+const OF_ITS_TYPE_AND_STATE: Reason[] = [...WL, "WORKLOAD_OPERATION_UNSUPPORTED", "WORKLOAD_INVALID_STATE"];
 
 /** Workloads (spec 4.1). */
 export const WORKLOADS = endpointGroup("workloads", {
@@ -100,27 +106,16 @@ export const WORKLOADS = endpointGroup("workloads", {
     reasons: WL,
   },
   deploy: {
-    method: "POST",
-    pattern: `${W}/deploy`,
-    summary: "Deploy a workload",
+    ...workloadAction("deploy", "Deploy a workload", [
+      ...WL,
+      ...DEPLOY,
+      "WORKLOAD_BM_CLAIM_CONFLICT",
+      "WORKLOAD_BM_SERVICE_UNAVAILABLE",
+    ]),
     description: "From registered, suspended or error; the workload goes provisioning, then running.",
-    responses: ok(api.WorkloadOperation),
-    reasons: [...WL, ...DEPLOY, "WORKLOAD_BM_CLAIM_CONFLICT", "WORKLOAD_BM_SERVICE_UNAVAILABLE"],
   },
-  suspend: {
-    method: "POST",
-    pattern: `${W}/suspend`,
-    summary: "Suspend a RENTAL workload",
-    responses: ok(api.WorkloadOperation),
-    reasons: [...WL, "WORKLOAD_OPERATION_UNSUPPORTED", "WORKLOAD_INVALID_STATE"],
-  },
-  reboot: {
-    method: "POST",
-    pattern: `${W}/reboot`,
-    summary: "Reboot a VM workload",
-    responses: ok(api.WorkloadOperation),
-    reasons: [...WL, "WORKLOAD_OPERATION_UNSUPPORTED", "WORKLOAD_INVALID_STATE"],
-  },
+  suspend: workloadAction("suspend", "Suspend a RENTAL workload", OF_ITS_TYPE_AND_STATE),
+  reboot: workloadAction("reboot", "Reboot a VM workload", OF_ITS_TYPE_AND_STATE),
   state: {
     method: "GET",
     pattern: `${W}/state`,

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import * as api from "../../api/index.ts";
 import { REASONS, type Reason } from "../../api/index.ts";
-import { ENDPOINTS, SERVER_SCHEMAS, type Endpoint } from "../../api/endpoints/index.ts";
+import { ENDPOINTS, SERVER_SCHEMAS, routeTemplate, type Endpoint } from "../../api/endpoints/index.ts";
 
 /**
  * The OpenAPI 3.1 document of the service, generated from the contract: every zod schema
@@ -70,7 +70,7 @@ function strip(s: Record<string, unknown>): Record<string, unknown> {
 
 /** `:name` segments as OpenAPI `{name}` templates, with the prefix. */
 export function openApiPath(op: Pick<Endpoint, "prefix" | "pattern">): string {
-  return op.prefix + op.pattern.replace(/:(\w+)/g, "{$1}");
+  return op.prefix + routeTemplate(op.pattern);
 }
 
 const PARAM_DOC: Record<string, string> = {

@@ -2,7 +2,7 @@ import { SSH_KEYS } from "../../api/endpoints/index.ts";
 import type { ServerContext } from "../context.ts";
 import { serve } from "../http/endpoints.ts";
 import { sshKeyView } from "./views.ts";
-import { serveCollection } from "../common/collection-routes.ts";
+import { serveResource } from "../common/resource-routes.ts";
 
 /** SSH keys (spec 4.6): requests to SshKeyService (ssh-keys/service.ts). */
 export function registerSshKeyRoutes(ctx: ServerContext): void {
@@ -11,5 +11,5 @@ export function registerSshKeyRoutes(ctx: ServerContext): void {
     status: 201,
     body: sshKeyView(keys.create(rc.org, await rc.body())),
   }));
-  serveCollection(ctx, SSH_KEYS, keys, sshKeyView);
+  serveResource(ctx, SSH_KEYS, keys, sshKeyView);
 }

@@ -1,5 +1,6 @@
 import { type SshKeyPatch, type SshKeyCreate } from "../../api/index.ts";
-import { rename, ResourceCollection, type ServiceDeps } from "../common/collection.ts";
+import { rename, ResourceService } from "../common/resource-service.ts";
+import type { ServiceDeps } from "../common/service-deps.ts";
 import type { SshKeyRecord } from "../store/records.ts";
 import { newUid } from "../common/util.ts";
 import { refuseWhileUsed } from "../workloads/checks.ts";
@@ -8,7 +9,7 @@ import { refuseWhileUsed } from "../workloads/checks.ts";
  * SSH keys (spec 4.6). PATCH renames a key (its public key is immutable). Delete of a key a live
  * workload uses is refused (409 SSH_KEY_IN_USE).
  */
-export class SshKeyService extends ResourceCollection<SshKeyRecord, SshKeyPatch> {
+export class SshKeyService extends ResourceService<SshKeyRecord, SshKeyPatch> {
   constructor(deps: ServiceDeps) {
     super(deps, deps.store.sshKeys, {
       name: "ssh-keys",

@@ -87,7 +87,7 @@ export interface SshKeyRecord {
 
 /**
  * A stored workload template (wire type WorkloadTemplate, created from a TemplateCreate body;
- * routes in routes/templates.ts, collection store.templates). "Template" alone always means a
+ * routes in server/templates/routes.ts, table store.templates). "Template" alone always means a
  * workload template on the server; sandbox templates are SandboxTemplateRecord.
  */
 export interface TemplateRecord {

@@ -10,7 +10,7 @@ import type {
 } from "./records.ts";
 import { SecretBox } from "./secrets.ts";
 import { Checkpointer } from "./checkpoint.ts";
-import { Collection, type Doc, type DocWriter } from "./collection.ts";
+import { DocTable, type Doc, type DocWriter } from "./doc-table.ts";
 import { GroupCommit } from "./commit.ts";
 import { PendingWrites, type WriteStatements } from "./writes.ts";
 import { EventIndex, LAST_SEQ_KEY, openSchema } from "./tables.ts";
@@ -18,7 +18,7 @@ import type { Seed } from "../seed/schema.ts";
 
 /**
  * State of the server in node:sqlite, with an in-memory copy of every document for reads
- * (collection.ts).
+ * (doc-table.ts).
  *
  * Group commit (commit.ts): the writes made during one event-loop turn wait in memory
  * (writes.ts) and go to the database together at the end of the turn, in one SQL
@@ -37,16 +37,16 @@ export interface StoredEvent<T> {
   meta: Record<string, unknown>;
 }
 
-export { Collection } from "./collection.ts";
+export { DocTable } from "./doc-table.ts";
 
 export class Store implements DocWriter {
   readonly db: DatabaseSync;
-  readonly workloads: Collection<WorkloadRecord>;
-  readonly volumes: Collection<VolumeRecord>;
-  readonly sshKeys: Collection<SshKeyRecord>;
-  readonly templates: Collection<TemplateRecord>;
-  readonly sandboxTemplates: Collection<SandboxTemplateRecord>;
-  private readonly collections: Map<string, Collection<Doc>>;
+  readonly workloads: DocTable<WorkloadRecord>;
+  readonly volumes: DocTable<VolumeRecord>;
+  readonly sshKeys: DocTable<SshKeyRecord>;
+  readonly templates: DocTable<TemplateRecord>;
+  readonly sandboxTemplates: DocTable<SandboxTemplateRecord>;
+  private readonly tables: Map<string, DocTable<Doc>>;
   private seq = 0;
   private txDepth = 0;
   private readonly commits: GroupCommit;
@@ -98,17 +98,17 @@ export class Store implements DocWriter {
       event: this.db.prepare("SELECT data, meta FROM events WHERE id = ?"),
       kvGet: this.db.prepare("SELECT value FROM kv WHERE key = ?"),
     };
-    this.workloads = new Collection(this, "workload");
-    this.volumes = new Collection(this, "volume");
-    this.sshKeys = new Collection(this, "ssh_key");
-    this.templates = new Collection(this, "template");
-    this.sandboxTemplates = new Collection(this, "sandbox_template");
-    this.collections = new Map<string, Collection<Doc>>([
-      ["workload", this.workloads as unknown as Collection<Doc>],
-      ["volume", this.volumes as unknown as Collection<Doc>],
-      ["ssh_key", this.sshKeys as unknown as Collection<Doc>],
-      ["template", this.templates as unknown as Collection<Doc>],
-      ["sandbox_template", this.sandboxTemplates as unknown as Collection<Doc>],
+    this.workloads = new DocTable(this, "workload");
+    this.volumes = new DocTable(this, "volume");
+    this.sshKeys = new DocTable(this, "ssh_key");
+    this.templates = new DocTable(this, "template");
+    this.sandboxTemplates = new DocTable(this, "sandbox_template");
+    this.tables = new Map<string, DocTable<Doc>>([
+      ["workload", this.workloads as unknown as DocTable<Doc>],
+      ["volume", this.volumes as unknown as DocTable<Doc>],
+      ["ssh_key", this.sshKeys as unknown as DocTable<Doc>],
+      ["template", this.templates as unknown as DocTable<Doc>],
+      ["sandbox_template", this.sandboxTemplates as unknown as DocTable<Doc>],
     ]);
     this.loadAll();
     // Whatever loading rewrote is on disk before the constructor returns.
@@ -116,19 +116,19 @@ export class Store implements DocWriter {
     if (this.commits.failed) throw this.commits.failed;
   }
 
-  /** Another collection for an extension module (documents with uid and org). */
-  collection<T extends Doc>(kind: string): Collection<T> {
-    let c = this.collections.get(kind);
+  /** The table of another kind of document, for an extension module (documents with uid and org). */
+  collection<T extends Doc>(kind: string): DocTable<T> {
+    let c = this.tables.get(kind);
     if (!c) {
-      c = new Collection<Doc>(this, kind);
-      this.collections.set(kind, c);
+      c = new DocTable<Doc>(this, kind);
+      this.tables.set(kind, c);
       for (const row of this.unclaimed.get(kind) ?? []) c.load(row.seq, row.doc);
       this.unclaimed.delete(kind);
     }
-    return c as unknown as Collection<T>;
+    return c as unknown as DocTable<T>;
   }
 
-  /** Documents of kinds no collection holds yet (an extension's), read at startup. */
+  /** Documents of kinds no table holds yet (an extension's), read at startup. */
   private readonly unclaimed = new Map<string, { seq: number; doc: Doc }[]>();
 
   private loadAll(): void {
@@ -141,7 +141,7 @@ export class Store implements DocWriter {
     for (const row of rows) {
       this.seq = Math.max(this.seq, row.seq);
       const doc = this.secrets.parse<Doc>(row.data);
-      const c = this.collections.get(row.kind);
+      const c = this.tables.get(row.kind);
       if (c) c.load(row.seq, doc);
       else {
         let list = this.unclaimed.get(row.kind);
@@ -292,7 +292,7 @@ export class Store implements DocWriter {
   wipe(): void {
     this.open();
     this.pending.wipe();
-    for (const c of this.collections.values()) c.clear();
+    for (const c of this.tables.values()) c.clear();
     this.unclaimed.clear();
     this.eventIds.clear();
     this.seq = 0;

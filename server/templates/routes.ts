@@ -2,7 +2,7 @@ import { SANDBOX_TEMPLATES, TEMPLATES } from "../../api/endpoints/index.ts";
 import type { ServerContext } from "../context.ts";
 import { serve } from "../http/endpoints.ts";
 import { sandboxTemplateView, workloadTemplateView } from "./views.ts";
-import { serveCollection } from "../common/collection-routes.ts";
+import { serveResource } from "../common/resource-routes.ts";
 
 /**
  * Workload templates at /templates (spec 4.4, templates/workload-templates.ts) and sandbox
@@ -14,6 +14,6 @@ export function registerTemplateRoutes(ctx: ServerContext): void {
     status: 201,
     body: { uid: templates.create(rc.org, await rc.body()).uid },
   }));
-  serveCollection(ctx, TEMPLATES, templates, workloadTemplateView);
-  serveCollection(ctx, SANDBOX_TEMPLATES, ctx.services.sandboxTemplates, sandboxTemplateView);
+  serveResource(ctx, TEMPLATES, templates, workloadTemplateView);
+  serveResource(ctx, SANDBOX_TEMPLATES, ctx.services.sandboxTemplates, sandboxTemplateView);
 }

@@ -1,6 +1,7 @@
 import { type SandboxTemplatePatch, type PublishBody, type SandboxTemplateQuery } from "../../api/index.ts";
 import { costPerHour } from "../common/billing.ts";
-import { ResourceCollection, type ServiceDeps } from "../common/collection.ts";
+import { ResourceService } from "../common/resource-service.ts";
+import type { ServiceDeps } from "../common/service-deps.ts";
 import type { PageResult } from "../common/pages.ts";
 import { ApiError } from "../http/errors.ts";
 import type { SandboxTemplateRecord, WorkloadRecord } from "../store/records.ts";
@@ -13,7 +14,7 @@ import { newUid } from "../common/util.ts";
  * 409). Another org's USER template is 404. The files of USER templates are the sandbox
  * service's (sandbox/snapshots.ts); this class holds the records and their rules.
  */
-export class SandboxTemplateService extends ResourceCollection<SandboxTemplateRecord, SandboxTemplatePatch> {
+export class SandboxTemplateService extends ResourceService<SandboxTemplateRecord, SandboxTemplatePatch> {
   constructor(deps: ServiceDeps) {
     super(deps, deps.store.sandboxTemplates, {
       name: "sandbox-templates",

@@ -5,7 +5,8 @@ import {
   type TemplateListQuery,
   type WorkloadType,
 } from "../../api/index.ts";
-import { ResourceCollection, type ServiceDeps } from "../common/collection.ts";
+import { ResourceService } from "../common/resource-service.ts";
+import type { ServiceDeps } from "../common/service-deps.ts";
 import type { PageResult } from "../common/pages.ts";
 import { ApiError } from "../http/errors.ts";
 import type { TemplateRecord } from "../store/records.ts";
@@ -32,7 +33,7 @@ export function checkManifest(type: WorkloadType, manifest: Record<string, unkno
  * workload manifests. PUBLIC templates are visible to every org; only the owning org may change
  * or delete a template (another owner's: 403 TEMPLATE_READ_ONLY).
  */
-export class WorkloadTemplateService extends ResourceCollection<TemplateRecord, TemplatePatch> {
+export class WorkloadTemplateService extends ResourceService<TemplateRecord, TemplatePatch> {
   constructor(deps: ServiceDeps) {
     const sees = (org: string, t: TemplateRecord) => t.org === org || t.visibility === "PUBLIC";
     super(deps, deps.store.templates, {

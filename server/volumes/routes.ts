@@ -2,7 +2,7 @@ import { VOLUMES } from "../../api/endpoints/index.ts";
 import type { ServerContext } from "../context.ts";
 import { serve } from "../http/endpoints.ts";
 import { volumeCreated, volumeState, volumeView } from "./views.ts";
-import { serveCollection } from "../common/collection-routes.ts";
+import { serveResource } from "../common/resource-routes.ts";
 
 /** Volumes (spec 4.5): requests to VolumeService (volumes/service.ts). */
 export function registerVolumeRoutes(ctx: ServerContext): void {
@@ -13,7 +13,7 @@ export function registerVolumeRoutes(ctx: ServerContext): void {
     status: 201,
     body: volumeCreated(volumes.create(rc.org, await rc.body())),
   }));
-  serveCollection(ctx, VOLUMES, volumes, (v) => volumeView(store, v));
+  serveResource(ctx, VOLUMES, volumes, (v) => volumeView(store, v));
   serve(ctx, VOLUMES.state, (rc) => ({
     status: 200,
     body: volumeState(volumes.get(rc.org, rc.params.uid!)),

@@ -1,6 +1,7 @@
 import { type VolumePatch, type VolumeCreate, type VolumeListQuery } from "../../api/index.ts";
 import { inventoryItem } from "../seed/schema.ts";
-import { rename, ResourceCollection, type ServiceDeps } from "../common/collection.ts";
+import { rename, ResourceService } from "../common/resource-service.ts";
+import type { ServiceDeps } from "../common/service-deps.ts";
 import type { PageResult } from "../common/pages.ts";
 import { ApiError } from "../http/errors.ts";
 import type { VolumeRecord } from "../store/records.ts";
@@ -13,7 +14,7 @@ import { refuseWhileUsed } from "../workloads/checks.ts";
  * the workload it is mounted on deploys (workloads/volume-states.ts). PATCH renames it. Delete is
  * a hard delete; a volume attached to a live workload is refused (409 VOLUME_IN_USE).
  */
-export class VolumeService extends ResourceCollection<VolumeRecord, VolumePatch> {
+export class VolumeService extends ResourceService<VolumeRecord, VolumePatch> {
   private readonly states: VolumeStates;
 
   constructor(deps: ServiceDeps, states: VolumeStates) {

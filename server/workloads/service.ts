@@ -12,7 +12,7 @@ import {
   type WorkloadEvent,
   type WorkloadListQuery,
 } from "../../api/index.ts";
-import type { ServiceDeps } from "../common/collection.ts";
+import type { ServiceDeps } from "../common/service-deps.ts";
 import type { Cursors } from "../common/cursors.ts";
 import type { Store } from "../store/store.ts";
 import { eventPageOf, pageOf, type PageResult } from "../common/pages.ts";

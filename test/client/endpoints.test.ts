@@ -1,9 +1,9 @@
 // The client against the endpoint table (api/endpoints/): every endpoint of the service has a
-// client method that calls it with the declared method and path, sends a body the declared
-// schema accepts, and reads the answer with the declared response schema (the same zod
-// object, so the same type); and every request method of the client is one of the table's.
+// client method that calls it (the client takes method, path and answer schema from the entry),
+// fills every parameter of its path, sends a body the declared schema accepts and reads the
+// answer the way the table declares it; and every request of the client is an endpoint of the table.
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
+import type { Dispatcher } from "undici";
 import {
   ENDPOINTS,
   META,
@@ -15,7 +15,8 @@ import {
   WORKLOADS,
   type Endpoint,
 } from "../../api/endpoints/index.ts";
-import type { Operation, Transport } from "../../client/http.ts";
+import { Transport, type Operation } from "../../client/http.ts";
+import { DEFAULT_RETRY } from "../../client/retry.ts";
 import { PUBLIC_KEY } from "../server/fixtures.ts";
 import {
   Meta,
@@ -30,16 +31,27 @@ import {
 interface Call {
   kind: "json" | "empty" | "text" | "stream" | "prepare";
   op: Operation;
-  schema?: z.ZodType;
 }
+
+/** A transport that only fills paths (it sends nothing): what a recorded call's path would be. */
+const paths = new Transport({
+  baseUrl: "http://127.0.0.1:1/v3",
+  org: "demo",
+  token: "t",
+  timeoutMs: 1_000,
+  retry: DEFAULT_RETRY,
+  userAgent: "test",
+  dispatcher: {} as Dispatcher,
+  strictResponses: false,
+});
 
 /** A transport that records what a client method asks for and answers nothing. */
 function recorder() {
   const calls: Call[] = [];
   const stop = new Error("recorded");
   const t = {
-    json: async (op: Operation, schema: z.ZodType) => {
-      calls.push({ kind: "json", op, schema });
+    json: async (op: Operation) => {
+      calls.push({ kind: "json", op });
       throw stop;
     },
     empty: async (op: Operation) => {
@@ -156,9 +168,6 @@ const NOT_IN_CLIENT = new Map<Endpoint, string>([
   ),
 ]);
 
-/** `:name` and `{name}` parameters alike, so the table's and the client's spellings compare. */
-const shape = (path: string) => path.replace(/:\w+|\{\w+\}/g, "{}");
-
 async function record(call: (c: Client) => unknown): Promise<Call[]> {
   const r = recorder();
   await Promise.resolve()
@@ -180,9 +189,10 @@ describe("the client and the endpoint table", () => {
   for (const [endpoint, call] of CALLS) {
     it(`${endpoint.method} ${endpoint.pattern}`, async () => {
       const calls = await record(call);
-      const made = calls.find((c) => shape(c.op.route) === shape(endpoint.pattern));
-      expect(made, JSON.stringify(calls.map((c) => c.op.route))).toBeDefined();
-      expect(made!.op.method).toBe(endpoint.method);
+      const made = calls.find((c) => c.op.endpoint === endpoint);
+      expect(made, JSON.stringify(calls.map((c) => c.op.endpoint.pattern))).toBeDefined();
+      // every parameter of the path is given (prepare throws on a missing one)
+      expect(paths.prepare(made!.op).path).not.toMatch(/:\w/);
       if (endpoint.websocket) {
         expect(made!.kind).toBe("prepare");
         return;
@@ -194,8 +204,8 @@ describe("the client and the endpoint table", () => {
       }
       const [status, answer] = Object.entries(endpoint.responses)[0]!;
       if (made!.kind === "json") {
-        // the very schema the table declares: the client's type of the answer is the table's
-        expect(made!.schema).toBe(answer.schema);
+        // read with the schema the table declares for the answer
+        expect(answer.schema).toBeDefined();
       } else if (made!.kind === "empty") {
         expect(status).toBe("204");
       } else {
@@ -205,11 +215,12 @@ describe("the client and the endpoint table", () => {
   }
 
   it("every request the client sends is an endpoint of the table", () => {
-    const declared = new Set(ENDPOINTS.map((e) => `${e.method} ${shape(e.pattern)}`));
     const routes = [...CALLS.values()];
     return Promise.all(routes.map(record)).then((all) => {
       for (const c of all.flat())
-        expect(declared.has(`${c.op.method} ${shape(c.op.route)}`), c.op.route).toBe(true);
+        expect(ENDPOINTS.includes(c.op.endpoint), `${c.op.endpoint.method} ${c.op.endpoint.pattern}`).toBe(
+          true,
+        );
     });
   });
 });

@@ -143,7 +143,7 @@ describe("a running sandbox", () => {
   it("connectTerminal to an unknown terminal rejects with the handshake's API error", async () => {
     const e = await client.sandboxes.connectTerminal(uid, "no-such-terminal").catch((x: unknown) => x);
     expect(e).toBeInstanceOf(CwsNotFoundError);
-    expect((e as CwsNotFoundError).route).toBe("GET /orgs/{org}/workloads/{uid}/terminals/{terminal_id}/ws");
+    expect((e as CwsNotFoundError).route).toBe("GET /orgs/{org}/workloads/{uid}/terminals/{terminal}/ws");
   });
 
   it("a headless sandbox has no desktop", async () => {

@@ -1,22 +1,15 @@
-import type { Endpoint } from "../../api/endpoints/index.ts";
+/** `serveResource`: the four endpoints every resource has, served from its `ResourceService`. */
+import type { ResourceEndpoints } from "../../api/endpoints/index.ts";
 import type { PageQuery } from "../../api/index.ts";
-import type { ResourceCollection } from "./collection.ts";
+import type { ResourceService } from "./resource-service.ts";
 import { serve, type Routers } from "../http/endpoints.ts";
-import type { Doc } from "../store/collection.ts";
+import type { Doc } from "../store/doc-table.ts";
 
-/** The endpoints every collection has: list, get, update (PATCH) and delete. */
-export interface CollectionEndpoints {
-  list: Endpoint & { query: object };
-  get: Endpoint;
-  update: Endpoint & { body: object };
-  delete: Endpoint;
-}
-
-/** Serves a collection's list, get, PATCH and delete, each answering with `view` of the member. */
-export function serveCollection<R extends Doc & { updated_at: string }, P>(
+/** Serves a resource's list, get, PATCH and delete, each answering with `view` of the member. */
+export function serveResource<R extends Doc & { updated_at: string }, P>(
   routers: Routers,
-  endpoints: CollectionEndpoints,
-  svc: ResourceCollection<R, P>,
+  endpoints: ResourceEndpoints,
+  svc: ResourceService<R, P>,
   view: (r: R) => unknown,
 ): void {
   serve(routers, endpoints.list, (rc) => {

@@ -1,15 +1,16 @@
 /**
- * The in-memory documents of one kind (workloads, volumes, ...): every read of the server is
- * served from here; every change goes to the store's database through `put` and `remove`.
+ * The table of one kind of document (workloads, volumes, ...): the documents in memory, by UID
+ * and by org, so every read of the server is served from here; every change goes to the store's
+ * database (the rows of that kind in its `docs` table) through `put` and `remove`.
  */
 
-/** What a collection holds: documents with a UID, of an org (null: global, e.g. platform templates). */
+/** What a table holds: documents with a UID, of an org (null: global, e.g. platform templates). */
 export interface Doc {
   uid: string;
   org: string | null;
 }
 
-/** Where a collection saves its documents (the Store). */
+/** Where a table saves its documents (the Store). */
 export interface DocWriter {
   nextSeq(): number;
   writeDoc(kind: string, uid: string, org: string | null, seq: number, doc: unknown): void;
@@ -18,7 +19,7 @@ export interface DocWriter {
 
 const GLOBAL = "";
 
-export class Collection<T extends Doc> {
+export class DocTable<T extends Doc> {
   private readonly kind: string;
   private readonly store: DocWriter;
   private readonly items = new Map<string, { seq: number; doc: T }>();

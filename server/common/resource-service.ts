@@ -1,20 +1,18 @@
+/**
+ * `ResourceService`: what the services of volumes, SSH keys, workload templates and sandbox
+ * templates share (get, list, PATCH, delete, events), and the rules that make each kind differ.
+ */
 import type { PageQuery, Reason } from "../../api/index.ts";
 import { notFound } from "../http/errors.ts";
-import type { Collection, Doc } from "../store/collection.ts";
+import type { Doc, DocTable } from "../store/doc-table.ts";
 import type { Store } from "../store/store.ts";
 import type { Cursors } from "./cursors.ts";
 import { eventPageOf, pageOf, type PageResult } from "./pages.ts";
+import type { ServiceDeps } from "./service-deps.ts";
 
-/** What every service of the server is built with: the store, the list cursors and the time. */
-export interface ServiceDeps {
-  store: Store;
-  cursors: Cursors;
-  now(): string;
-}
-
-/** The rules that make one kind of document a collection of the API. */
-export interface CollectionRules<R extends Doc, P> {
-  /** The collection's path segment, also the name its cursors are bound to (e.g. "volumes"). */
+/** The rules that make one kind of document a resource of the API. */
+export interface ResourceRules<R extends Doc, P> {
+  /** The resource's path segment, also the name its cursors are bound to (e.g. "volumes"). */
   name: string;
   /** How messages name one member (e.g. "volume", "SSH key"). */
   noun: string;
@@ -36,7 +34,7 @@ export interface CollectionRules<R extends Doc, P> {
   events?: string;
 }
 
-/** The `apply` of a collection whose PATCH only renames (volumes, SSH keys). */
+/** The `apply` of a resource whose PATCH only renames (volumes, SSH keys). */
 export function rename<R extends { name: string }>(r: R, patch: { name: string }): boolean {
   if (patch.name === r.name) return false;
   r.name = patch.name;
@@ -44,20 +42,19 @@ export function rename<R extends { name: string }>(r: R, patch: { name: string }
 }
 
 /**
- * One collection of the API (volumes, SSH keys, workload templates, sandbox templates): get,
- * list with opaque cursors (common/pages.ts), PATCH (its body checked by the endpoint's strict
- * schema, api/endpoints/), delete and
- * events, the same for every kind. A service extends it with what only its kind has (create,
- * rules across kinds).
+ * The service of one resource of the API (volumes, SSH keys, workload templates, sandbox
+ * templates): get, list with opaque cursors (common/pages.ts), PATCH (its body checked by the
+ * endpoint's strict schema, api/endpoints/), delete and events, the same for every kind. A
+ * service extends it with what only its kind has (create, rules across kinds).
  */
-export class ResourceCollection<R extends Doc & { updated_at: string }, P> {
-  protected readonly docs: Collection<R>;
+export class ResourceService<R extends Doc & { updated_at: string }, P> {
+  protected readonly docs: DocTable<R>;
   protected readonly store: Store;
   protected readonly cursors: Cursors;
   protected readonly now: () => string;
-  private readonly rules: CollectionRules<R, P>;
+  private readonly rules: ResourceRules<R, P>;
 
-  constructor(deps: ServiceDeps, docs: Collection<R>, rules: CollectionRules<R, P>) {
+  constructor(deps: ServiceDeps, docs: DocTable<R>, rules: ResourceRules<R, P>) {
     this.docs = docs;
     this.store = deps.store;
     this.cursors = deps.cursors;
@@ -65,7 +62,7 @@ export class ResourceCollection<R extends Doc & { updated_at: string }, P> {
     this.rules = rules;
   }
 
-  /** The member the org sees, or 404 with the collection's reason (another org's members do not exist for it). */
+  /** The member the org sees, or 404 with the resource's reason (another org's members do not exist for it). */
   get(org: string, uid: string): R {
     const r = this.docs.get(uid);
     const sees = this.rules.sees ?? ((o: string, d: R) => d.org === o);
@@ -84,7 +81,7 @@ export class ResourceCollection<R extends Doc & { updated_at: string }, P> {
     return pageOf(scope, this.visible(org), (r) => this.docs.seqOf(r.uid)!, q, filter);
   }
 
-  /** The member, when the org may change it (the collection's read-only rule otherwise). */
+  /** The member, when the org may change it (the resource's read-only rule otherwise). */
   writable(org: string, uid: string, action: "changed" | "deleted" = "changed"): R {
     const r = this.get(org, uid);
     this.rules.writable?.(org, r, action);
