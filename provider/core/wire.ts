@@ -47,7 +47,7 @@ export function serviceField(property: string, renames: Renames = {}): string {
   return wireName(property, renames).split(".")[0]!;
 }
 
-type Json = unknown;
+export type Json = unknown;
 
 function convert(value: Json, key: (k: string) => string): Json {
   if (Array.isArray(value)) return value.map((v) => convert(v, key));

@@ -1,10 +1,11 @@
 /** The SandboxTemplate's calls to the API: publish once, wait for READY, PATCH its texts, delete. */
-import type { SandboxTemplate } from "../../../api/index.ts";
+import type { SandboxTemplate, SandboxTemplatePatch } from "../../../api/index.ts";
+import { patchOf } from "../../core/definition.ts";
 import { createOnce, findCreated } from "../../core/create-once.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { waitOptions } from "../../core/timeouts.ts";
 import { compact, unlessGone } from "../../core/values.ts";
-import { propsFrom, toWire } from "../../core/wire.ts";
+import { propsFrom } from "../../core/wire.ts";
 import { PUBLISH_INPUTS, publishBody } from "./definition.ts";
 
 export const controller: Controller<SandboxTemplate> = {
@@ -50,12 +51,8 @@ export const controller: Controller<SandboxTemplate> = {
 
   async update(ctx, id, _have, want, detail) {
     // The texts change in place; an input the program no longer sets is cleared: "".
-    const changed = PUBLISH_INPUTS.filter((k) => detail[k] === "update");
-    if (changed.length)
-      await ctx.client.sandboxTemplates.update(
-        id,
-        toWire(Object.fromEntries(changed.map((k) => [k, want[k] ?? ""]))),
-      );
+    const patch = patchOf<SandboxTemplatePatch>(PUBLISH_INPUTS, want, detail, {}, "");
+    if (Object.keys(patch).length) await ctx.client.sandboxTemplates.update(id, patch);
   },
 
   delete: (ctx, id) => ctx.client.sandboxTemplates.delete(id),

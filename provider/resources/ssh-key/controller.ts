@@ -1,7 +1,7 @@
 /** The SshKey's calls to the API: create once, rename, read back, delete. */
-import type { SshKey, SshKeyCreate } from "../../../api/index.ts";
+import type { SshKey, SshKeyCreate, SshKeyPatch } from "../../../api/index.ts";
 import { createOnce, findCreated } from "../../core/create-once.ts";
-import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
+import { bodyInputsOf, patchOf, renamesOf } from "../../core/definition.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { pick, unlessGone } from "../../core/values.ts";
 import { propsFrom, toWire } from "../../core/wire.ts";
@@ -30,7 +30,8 @@ export const controller: Controller<SshKey> = {
   },
 
   async update(ctx, id, _have, want, detail) {
-    if (detail.name) await ctx.client.sshKeys.update(id, { name: want.name as string });
+    const patch = patchOf<SshKeyPatch>(INPUTS, want, detail, NAMES);
+    if (Object.keys(patch).length) await ctx.client.sshKeys.update(id, patch);
   },
 
   delete: (ctx, id) => ctx.client.sshKeys.delete(id),

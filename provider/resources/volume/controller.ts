@@ -1,7 +1,7 @@
 /** The Volume's calls to the API: create once, rename, read back, delete. */
-import type { Volume, VolumeCreate } from "../../../api/index.ts";
+import type { Volume, VolumeCreate, VolumePatch } from "../../../api/index.ts";
 import { createOnce, findCreated } from "../../core/create-once.ts";
-import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
+import { bodyInputsOf, patchOf, renamesOf } from "../../core/definition.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { compact, pick, unlessGone } from "../../core/values.ts";
 import { propsFrom, toWire } from "../../core/wire.ts";
@@ -37,7 +37,8 @@ export const controller: Controller<Volume> = {
   },
 
   async update(ctx, id, _have, want, detail) {
-    if (detail.name) await ctx.client.volumes.update(id, { name: want.name as string });
+    const patch = patchOf<VolumePatch>(INPUTS, want, detail, NAMES);
+    if (Object.keys(patch).length) await ctx.client.volumes.update(id, patch);
   },
 
   delete: (ctx, id) => ctx.client.volumes.delete(id),
