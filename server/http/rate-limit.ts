@@ -156,7 +156,7 @@ export class RateLimits {
     const { rps, burst } = bucket.limit;
     throw new ApiError(
       "RATE_LIMITED",
-      `organization ${org} is over its rate limit (${rps} requests/s, burst ${burst}); retry after ${d.retryAfterSec} s`,
+      `organization ${org} is over its rate limit (rps ${rps}, burst ${burst}); retry after ${d.retryAfterSec} s`,
       { headers: { "Retry-After": String(d.retryAfterSec), ...headers } },
     );
   }

@@ -168,7 +168,7 @@ describe("a server with a rate limit of 10 requests/s, burst 10", () => {
       ssh_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx t@cws",
     });
     expect(expectError(refused, 429, "RATE_LIMITED")).toBe(
-      "organization demo is over its rate limit (10 requests/s, burst 10); retry after 1 s",
+      "organization demo is over its rate limit (rps 10, burst 10); retry after 1 s",
     );
     expect(Object.keys(refused.body).sort()).toEqual(["error", "reason"]);
     expect(refused.headers.get("content-type")).toContain("application/json");

@@ -129,7 +129,7 @@ function renderSummary(o) {
 function rateLimitStat(r, stat) {
   const refused = `${r.rate_limited} refused (429)`;
   if (!r.limit) return stat("Rate limit", "off", refused);
-  return stat("Rate limit", `${r.limit.rps}/s, burst ${r.limit.burst}`, refused);
+  return stat("Rate limit", `${r.limit.rps}/s`, `burst ${r.limit.burst} · ${refused}`);
 }
 
 function renderOverview(o) {
