@@ -98,3 +98,44 @@ export type ProvisioningRuleCreate = z.infer<typeof ProvisioningRuleCreate>;
 /** POST /admin/orgs/{org}/credits. */
 export const CreditsBody = z.strictObject({ balance: z.number().min(0, "balance must be non-negative") });
 export type CreditsBody = z.infer<typeof CreditsBody>;
+
+/** Highest request rate and burst a rate limit may name (a bound, not a recommendation). */
+export const RATE_LIMIT_MAX = 1_000_000;
+
+/**
+ * A per-organization request rate limit of the reference server (a token bucket): `rps` tokens
+ * a second, up to `burst` held (default: rps rounded up). The seed's `rate_limit` of an org and
+ * the body of PUT /admin/orgs/{org}/rate-limit.
+ */
+export const RateLimitSetting = z.strictObject({
+  rps: z.number().gt(0, "rps must be above 0").max(RATE_LIMIT_MAX, `rps must be at most ${RATE_LIMIT_MAX}`),
+  burst: z
+    .number()
+    .int("burst must be an integer")
+    .min(1, "burst must be at least 1")
+    .max(RATE_LIMIT_MAX, `burst must be at most ${RATE_LIMIT_MAX}`)
+    .optional(),
+});
+export type RateLimitSetting = z.infer<typeof RateLimitSetting>;
+
+/** PUT /admin/orgs/{org}/rate-limit: a limit, or null to let the org's requests through unlimited. */
+export const RateLimitUpdate = RateLimitSetting.nullable();
+export type RateLimitUpdate = z.infer<typeof RateLimitUpdate>;
+
+/** A rate limit in force: `rps` tokens a second into a bucket of `burst`. */
+export const RateLimit = z.object({ rps: z.number(), burst: z.number().int() });
+export type RateLimit = z.infer<typeof RateLimit>;
+
+/**
+ * GET /admin/orgs/{org}/rate-limit: the org's limit in force (null: unlimited), where it comes
+ * from (`admin`: set at run time; `seed`: the seed's `rate_limit`; `server`: `--rate-limit`, or
+ * none), the whole tokens left now, and how many requests it has refused.
+ */
+export const OrgRateLimit = z.object({
+  org: z.string(),
+  limit: RateLimit.nullable(),
+  source: z.enum(["admin", "seed", "server"]),
+  remaining: z.number().int().nullable(),
+  rate_limited: z.number().int(),
+});
+export type OrgRateLimit = z.infer<typeof OrgRateLimit>;

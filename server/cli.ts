@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** `cws`: runs the reference server (`serve`) and inspects or resets a running one. */
+import { RATE_LIMIT_MAX } from "../api/admin.ts";
 import { parseFlags } from "./cli/flags.ts";
 import { inspect, INSPECT_COMMANDS, type InspectCommand } from "./cli/inspect.ts";
 
@@ -29,6 +30,8 @@ Options of serve:
   --seed FILE               seed JSON replacing the built-in seed (used when DIR is empty)
   --provision-delay-ms N    time a deploy stays provisioning (default 300)
   --admin-token T           bearer token of the admin API (default admin-token)
+  --rate-limit RPS[:BURST]  limit every org to RPS requests a second, BURST at once (default
+                            RPS); the seed and the admin API can set an org's own (default: none)
   --allow-demo-tokens       serve the built-in tokens on a non-loopback --host (refused otherwise)
   --quiet                   no request log
   -h, --help                show this help
@@ -43,6 +46,22 @@ function int(name: string, v: string | undefined, min: number): number | undefin
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v) || Number(v) < min) fail(`--${name} must be an integer >= ${min} (got '${v}')`);
   return Number(v);
+}
+
+/** `--rate-limit RPS[:BURST]`: RPS a positive number, BURST a positive integer. */
+function rateLimit(v: string | undefined): { rps: number; burst?: number } | undefined {
+  if (v === undefined) return undefined;
+  const m = /^(\d+(?:\.\d+)?)(?::(\d+))?$/.exec(v);
+  const rps = m ? Number(m[1]) : 0;
+  const burst = m?.[2] === undefined ? undefined : Number(m[2]);
+  if (
+    !m ||
+    rps <= 0 ||
+    rps > RATE_LIMIT_MAX ||
+    (burst !== undefined && (burst < 1 || burst > RATE_LIMIT_MAX))
+  )
+    fail(`--rate-limit must be RPS[:BURST], RPS above 0, BURST an integer of at least 1 (got '${v}')`);
+  return burst === undefined ? { rps } : { rps, burst };
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -67,6 +86,7 @@ async function main(argv: string[]): Promise<void> {
     seed: { type: "string" },
     "provision-delay-ms": { type: "string" },
     "admin-token": { type: "string" },
+    "rate-limit": { type: "string" },
     "allow-demo-tokens": { type: "boolean" },
     quiet: { type: "boolean" },
   });
@@ -79,6 +99,7 @@ async function main(argv: string[]): Promise<void> {
   const log = values.quiet
     ? () => {}
     : (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  const limit = rateLimit(values["rate-limit"]);
   const { startServer } = await import("./index.ts");
   const server = await startServer({
     host: values.host ?? "127.0.0.1",
@@ -87,6 +108,7 @@ async function main(argv: string[]): Promise<void> {
     seed: values.seed,
     provisionDelayMs: int("provision-delay-ms", values["provision-delay-ms"], 0) ?? 300,
     adminToken: values["admin-token"],
+    rateLimit: limit,
     allowDemoTokens: values["allow-demo-tokens"],
     log,
   });

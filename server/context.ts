@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { WebSocketServer } from "ws";
 import type { Faults } from "./http/faults.ts";
+import type { RateLimits } from "./http/rate-limit.ts";
 import type { Router } from "./http/router.ts";
 import type { Lifecycle } from "./workloads/lifecycle.ts";
 import type { Seed } from "./seed/schema.ts";
@@ -46,6 +47,12 @@ export interface ServerContext {
   /** Pages outside /v3 and /admin (the dashboard); patterns are full paths, e.g. "/". */
   site: Router;
   faults: Faults;
+  /**
+   * Per-org request rate limits: `take(org)` charges one request of the org (429 RATE_LIMITED
+   * when over; the router does it for every authenticated API request, an upgrade handler once
+   * it knows the org).
+   */
+  rateLimits: RateLimits;
   /** A ws server in noServer mode for upgrade handlers. */
   wss: WebSocketServer;
   onUpgrade(handler: UpgradeHandler): void;

@@ -21,6 +21,8 @@ import { createServices } from "./services.ts";
 import { Store } from "./store/store.ts";
 import { iso, systemClock, type Clock } from "./common/util.ts";
 import { orgOfToken } from "./http/auth.ts";
+import { RateLimits } from "./http/rate-limit.ts";
+import { RateLimitSetting } from "../api/index.ts";
 
 export type { ServerContext, UpgradeHandler } from "./context.ts";
 export type { Services } from "./services.ts";
@@ -58,6 +60,12 @@ export interface ServerOptions {
   allowDemoTokens?: boolean;
   /** Key file of the secrets encrypted in the data dir (default <dataDir>/cws.key). */
   secretKeyFile?: string;
+  /**
+   * Request rate limit of every org (a token bucket per org: `rps` a second, `burst` at once,
+   * default rps rounded up); an org's `rate_limit` in the seed and the admin API override it.
+   * Default: no limit.
+   */
+  rateLimit?: RateLimitSetting;
 }
 
 export interface RunningServer {
@@ -75,6 +83,11 @@ export interface RunningServer {
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  if (options.rateLimit !== undefined) {
+    const checked = RateLimitSetting.safeParse(options.rateLimit);
+    if (!checked.success)
+      throw new Error(`rateLimit: ${checked.error.issues.map((i) => i.message).join("; ")}`);
+  }
   const seed = typeof options.seed === "string" ? loadSeedFile(options.seed) : (options.seed ?? DEFAULT_SEED);
   const resolved: ResolvedOptions = {
     host: options.host ?? "127.0.0.1",
@@ -102,6 +115,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (!store.isSeeded()) applySeed(store, seed, iso(clock));
   const lifecycle = new Lifecycle(store, clock, { provisionDelayMs: resolved.provisionDelayMs, log });
   const faults = new Faults();
+  const rateLimits = new RateLimits({
+    clock,
+    server: options.rateLimit,
+    seed: (org) => store.seed.orgs.find((o) => o.slug === org)?.rate_limit,
+  });
   const upgradeHandlers: UpgradeHandler[] = [];
   const closers: (() => void | Promise<void>)[] = [];
   const context: ServerContext = {
@@ -114,6 +132,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     admin: new Router(),
     site: new Router(),
     faults,
+    rateLimits,
     wss: new WebSocketServer({ noServer: true }),
     onUpgrade: (h) => void upgradeHandlers.push(h),
     orgOfToken: (token) => orgOfToken(store, token),

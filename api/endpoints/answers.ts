@@ -18,6 +18,15 @@ export const SERVER_SCHEMAS = {
     items: z.array(api.ProvisioningRuleCreate.extend({ id: z.string() })),
   }),
   Credits: z.object({ org: z.string(), balance: z.number() }),
-  OrgList: z.object({ items: z.array(z.object({ org: z.string(), credits: z.number() })) }),
+  OrgList: z.object({
+    items: z.array(
+      z.object({
+        org: z.string(),
+        credits: z.number(),
+        rate_limit: api.RateLimit.nullable(),
+        rate_limited: z.number().int(),
+      }),
+    ),
+  }),
   OpenApiDocument: z.record(z.string(), z.unknown()),
 } as const;

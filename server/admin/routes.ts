@@ -6,19 +6,30 @@ import { sandboxTemplateView, workloadTemplateView } from "../templates/views.ts
 import { volumeView } from "../volumes/views.ts";
 import { workloadOperation } from "../workloads/views.ts";
 
-/** The admin surface under /admin (its own bearer token): reset, inspection, faults, provisioning outcomes, credits. */
+/** The admin surface under /admin (its own bearer token): reset, inspection, faults, provisioning outcomes, credits, rate limits. */
 export function registerAdminRoutes(ctx: ServerContext): void {
   const { lifecycle: lc, store } = ctx;
   const svc = ctx.services.admin;
 
   serve(ctx, ADMIN.reset, async () => {
     await svc.reset();
+    ctx.rateLimits.reset();
     return { status: 200, body: { status: "reset" } };
   });
   // The orgs of the seed with their credit balance (for tools that walk every org).
   serve(ctx, ADMIN.listOrgs, () => ({
     status: 200,
-    body: { items: store.seed.orgs.map((o) => ({ org: o.slug, credits: svc.credits(o.slug) })) },
+    body: {
+      items: store.seed.orgs.map((o) => {
+        const limits = ctx.rateLimits.stats(o.slug);
+        return {
+          org: o.slug,
+          credits: svc.credits(o.slug),
+          rate_limit: limits.limit,
+          rate_limited: limits.rate_limited,
+        };
+      }),
+    },
   }));
   serve(ctx, ADMIN.orgResources, (rc) => {
     const r = svc.resources(svc.org(rc.params.org!));
@@ -62,6 +73,22 @@ export function registerAdminRoutes(ctx: ServerContext): void {
     const body = await rc.body();
     return { status: 200, body: { org: o, balance: svc.setCredits(o, body.balance) } };
   });
+  // Request rate limits (server/http/rate-limit.ts): in memory, like faults and rules.
+  serve(ctx, ADMIN.getRateLimit, (rc) => ({
+    status: 200,
+    body: ctx.rateLimits.stats(svc.org(rc.params.org!)),
+  }));
+  serve(ctx, ADMIN.setRateLimit, async (rc) => {
+    const o = svc.org(rc.params.org!);
+    ctx.rateLimits.set(o, await rc.body());
+    return { status: 200, body: ctx.rateLimits.stats(o) };
+  });
+  serve(ctx, ADMIN.clearRateLimit, (rc) => {
+    const o = svc.org(rc.params.org!);
+    ctx.rateLimits.unset(o);
+    return { status: 200, body: ctx.rateLimits.stats(o) };
+  });
+
   serve(ctx, ADMIN.getCredits, (rc) => ({
     status: 200,
     body: { org: rc.params.org, balance: svc.credits(svc.org(rc.params.org!)) },

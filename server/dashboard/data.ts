@@ -13,6 +13,7 @@ export function orgOverview(ctx: ServerContext, org: string) {
   return {
     org,
     credits: ctx.services.admin.credits(org),
+    rate_limit: ctx.rateLimits.stats(org),
     workloads: live.filter((w) => w.type !== "SANDBOX"),
     sandboxes: live.filter((w) => w.type === "SANDBOX"),
     deleted_workloads: all.length - live.length,

@@ -58,7 +58,11 @@ export function sendError(res: ServerResponse, e: ApiError): void {
   sendJson(res, e.status, { error: e.message, reason: e.reason }, e.headers);
 }
 
-/** The node:http request listener: logging, faults, auth, routing, errors. */
+/**
+ * The node:http request listener: logging, faults, auth and the org's rate limit, routing,
+ * errors. Faults come first: a request a fault fails or cuts before it is carried out never
+ * reaches authentication, so it costs no token; a delayed one is charged when it runs.
+ */
 export function createRequestListener(ctx: ServerContext) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
@@ -266,6 +270,8 @@ class Exchange implements RequestContext {
   readonly deploymentType: "master" | "shadow" | undefined;
   /** The endpoint of the route now answering (runRoutes sets it). */
   endpoint: Endpoint | undefined;
+  /** Whether the request was charged to its org's rate limit (once, whatever routes it passes). */
+  charged = false;
   private readonly search: string;
   private searchParams: URLSearchParams | undefined;
   private bodyRead: Promise<unknown> | undefined;
@@ -306,7 +312,7 @@ class Exchange implements RequestContext {
 /** The first answer of the matching routes from `from` on (a route returning NEXT passes). */
 function runRoutes(
   ctx: ServerContext,
-  rc: RequestContext,
+  rc: Exchange,
   routes: Match["routes"],
   from: number,
   authed: RouteAuth | undefined,
@@ -341,7 +347,7 @@ function send(res: ServerResponse, method: string, out: Reply): void {
 
 function authenticate(
   ctx: ServerContext,
-  rc: RequestContext,
+  rc: Exchange,
   auth: RouteAuth,
   params: Record<string, string>,
 ): void {
@@ -360,6 +366,12 @@ function authenticate(
   const org = ctx.orgOfToken(token);
   if (!org) throw new ApiError("UNAUTHORIZED", "invalid API token");
   rc.org = org;
+  if (!rc.charged) {
+    // The token's org pays, before the path's org is checked: no org spends another's budget.
+    rc.charged = true;
+    const limited = ctx.rateLimits.take(org);
+    if (limited) for (const [k, v] of Object.entries(limited)) rc.res.setHeader(k, v);
+  }
   if (auth === "org" && params.org !== undefined && params.org !== org) {
     throw new ApiError("FORBIDDEN", `the API token is not valid for organization ${params.org}`);
   }

@@ -87,10 +87,32 @@ function commonReasons(op: Endpoint): Reason[] {
   if (op.auth !== "none") out.push("UNAUTHORIZED");
   if (op.auth === "org") out.push("FORBIDDEN");
   if (op.prefix === "/v3") out.push("INVALID_DEPLOYMENT_TYPE");
+  // Every authenticated API request counts against its org's rate limit (server/http/rate-limit.ts).
+  if (op.prefix === "/v3" && op.auth !== "none") out.push("RATE_LIMITED");
   if (op.body) out.push("INVALID_BODY", "UNSUPPORTED_MEDIA_TYPE", "BODY_TOO_LARGE");
   if (op.query || op.queryParams) out.push("INVALID_QUERY");
   return out;
 }
+
+/** The headers of a 429 RATE_LIMITED answer (allowed answers of a limited org carry the RateLimit-* ones too). */
+const RATE_LIMIT_HEADERS = {
+  "Retry-After": {
+    description: "whole seconds until the org's next request can pass (at least 1)",
+    schema: { type: "integer", minimum: 1 },
+  },
+  "RateLimit-Limit": {
+    description: "the org's burst: requests its bucket holds",
+    schema: { type: "integer", minimum: 1 },
+  },
+  "RateLimit-Remaining": {
+    description: "whole requests left in the bucket",
+    schema: { type: "integer", minimum: 0 },
+  },
+  "RateLimit-Reset": {
+    description: "whole seconds until the bucket is full again",
+    schema: { type: "integer", minimum: 0 },
+  },
+};
 
 function errorResponses(reasons: readonly Reason[]) {
   const byStatus = new Map<number, Reason[]>();
@@ -109,6 +131,7 @@ function errorResponses(reasons: readonly Reason[]) {
         },
       },
       "x-reasons": codes,
+      ...(codes.includes("RATE_LIMITED") ? { headers: RATE_LIMIT_HEADERS } : {}),
     };
   }
   return out;

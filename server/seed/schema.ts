@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { BmImage, Region, VmImage, WorkloadType } from "../../api/index.ts";
+import { BmImage, RateLimitSetting, Region, VmImage, WorkloadType } from "../../api/index.ts";
 
 /**
  * The shape of the reference data the server starts from (data.ts holds the default): orgs and
@@ -31,6 +31,11 @@ export const SeedSchema = z.strictObject({
       slug: z.string().min(1),
       tokens: z.array(z.string().min(1)).min(1),
       credits: z.number().min(0),
+      /**
+       * The org's request rate limit (`{ rps, burst? }`, a token bucket), or null for none even
+       * when the server has one (`--rate-limit`); omitted: the server's.
+       */
+      rate_limit: RateLimitSetting.nullable().optional(),
     }),
   ),
   regions: z.array(Region),

@@ -57,6 +57,8 @@ export interface ServerProcessOptions {
   provisionDelayMs?: number;
   adminToken?: string;
   allowDemoTokens?: boolean;
+  /** --rate-limit RPS[:BURST]. */
+  rateLimit?: string;
   /** Environment variables of the process, beside those of this one (kept across restart). */
   env?: Record<string, string>;
 }
@@ -135,6 +137,7 @@ async function inChildProcess(
   if (opts.seed) args.push("--seed", opts.seed);
   if (opts.adminToken) args.push("--admin-token", opts.adminToken);
   if (opts.allowDemoTokens) args.push("--allow-demo-tokens");
+  if (opts.rateLimit) args.push("--rate-limit", opts.rateLimit);
   const child = spawn(process.execPath, [CLI, ...args], {
     stdio: ["ignore", "ignore", "pipe"],
     env: opts.env ? { ...process.env, ...opts.env } : process.env,

@@ -121,7 +121,15 @@ function renderSummary(o) {
     ),
     stat("Volumes", String(o.volumes.length), `${mib(o.volumes.reduce((n, v) => n + v.size, 0))} in total`),
     stat("Credits", usd(o.credits), `org ${o.org}`),
+    rateLimitStat(o.rate_limit, stat),
   );
+}
+
+/** The org's request rate limit and how many requests it refused (429). */
+function rateLimitStat(r, stat) {
+  const refused = `${r.rate_limited} refused (429)`;
+  if (!r.limit) return stat("Rate limit", "off", refused);
+  return stat("Rate limit", `${r.limit.rps}/s`, `burst ${r.limit.burst} · ${refused}`);
 }
 
 function renderOverview(o) {

@@ -69,7 +69,11 @@ export function registerSandboxWebSockets(ctx: ServerContext, svc: SandboxServic
   const admit = (req: IncomingMessage, org: string, uid: string): Pool => {
     const url = new URL(req.url ?? "/", "http://localhost");
     const ticket = url.searchParams.get("ticket");
-    if (ticket !== null) return svc.consumeTicket(ticket, org, uid);
+    if (ticket !== null) {
+      const pool = svc.consumeTicket(ticket, org, uid);
+      ctx.rateLimits.take(org);
+      return pool;
+    }
     const token = bearer(req);
     if (!token)
       throw new ApiError(
@@ -78,6 +82,7 @@ export function registerSandboxWebSockets(ctx: ServerContext, svc: SandboxServic
       );
     const tokenOrg = ctx.orgOfToken(token);
     if (!tokenOrg) throw new ApiError("UNAUTHORIZED", "invalid API token");
+    ctx.rateLimits.take(tokenOrg);
     if (tokenOrg !== org)
       throw new ApiError("FORBIDDEN", `the API token is not valid for organization ${org}`);
     const dt = req.headers["x-deployment-type"];
