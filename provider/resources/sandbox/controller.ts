@@ -37,7 +37,8 @@ function cleared(input: ServiceInput): unknown {
 
 function inputsOf(w: Workload, olds: Props): Props {
   const read = propsFrom(w, [...SERVICE_INPUTS, "forkFrom"], NAMES);
-  const fork = Boolean(read.forkFrom && olds.forkFrom);
+  // A fork reads as one when the program made it so, and on a lookup (import: olds without a name).
+  const fork = Boolean(read.forkFrom && (olds.forkFrom || olds.name === undefined));
   return compact({
     name: read.name,
     template: fork ? undefined : (read.template ?? w.image),
