@@ -163,7 +163,7 @@ export async function adoptCommand(
     s = settings(argv, env);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.err(`cws adopt: ${e.message}\n\n${ADOPT_HELP}`);
+    io.err(`cws adopt: ${e.message}\nRun 'cws adopt --help' for the options.\n`);
     return 2;
   }
   if (s === "help") {
