@@ -11,11 +11,11 @@ import { RESOURCES } from "../registry.ts";
 
 /** The kinds `cws adopt` brings under code, in the order they come when nothing else orders them. */
 export const ADOPT_KINDS = ["SshKey", "Volume", "Sandbox", "SandboxTemplate", "Workload", "WorkloadTemplate"];
-export type AdoptKind = string;
 
 /** An object as listed: enough to read it, name it and order it. */
 export interface Listed {
-  kind: AdoptKind;
+  /** The resource type name (ADOPT_KINDS). */
+  kind: string;
   uid: string;
   /** Its name on the service. */
   name: string;
