@@ -33,6 +33,8 @@ export const LAYERS: readonly {
   { name: "provider dynamic", folders: ["provider/dynamic.ts", "provider/dynamic"], peers: FRONT_ENDS },
   { name: "provider native", folders: ["provider/native"], peers: FRONT_ENDS },
   { name: "provider opentofu", folders: ["provider/opentofu"], peers: FRONT_ENDS },
+  // `cws adopt` writes what the Pulumi and OpenTofu front ends import: it reads both.
+  { name: "provider adopt", folders: ["provider/adopt"] },
   { name: "server base", folders: ["server/common/util.ts"] },
   { name: "server store", folders: ["server/store", "server/seed"] },
   { name: "server http", folders: ["server/http"] },

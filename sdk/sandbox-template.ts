@@ -5,8 +5,8 @@ import { CwsResource } from "./resource.ts";
 export interface SandboxTemplateArgs {
   /** 1-64 letters, digits, '.', '_' or '-'. Replaces on change. */
   name: pulumi.Input<string>;
-  /** UID of the running sandbox whose files it snapshots. Replaces on change. */
-  sourceSandbox: pulumi.Input<string>;
+  /** UID of the running sandbox whose files it snapshots; required to publish, absent from an imported template (the service does not report it). Replaces on change. */
+  sourceSandbox?: pulumi.Input<string>;
   /** A display name, at most 128 characters. */
   displayName?: pulumi.Input<string>;
   /** A description. */
@@ -55,8 +55,8 @@ export class SandboxTemplate extends CwsResource {
   declare readonly updatedAt: pulumi.Output<string>;
   /** 1-64 letters, digits, '.', '_' or '-'. */
   declare readonly name: pulumi.Output<string>;
-  /** UID of the running sandbox whose files it snapshots. */
-  declare readonly sourceSandbox: pulumi.Output<string>;
+  /** UID of the running sandbox whose files it snapshots; required to publish, absent from an imported template (the service does not report it). */
+  declare readonly sourceSandbox: pulumi.Output<string | undefined>;
   /** A display name, at most 128 characters. */
   declare readonly displayName: pulumi.Output<string | undefined>;
   /** A description. */

@@ -11,6 +11,7 @@ Commands:
   resources [--org O]   what is alive on a running server, per org (all orgs by default)
   reset                 put a running server back to its seed (every org's resources dropped)
   seed --print          the seed 'cws serve' starts from (with --data-dir / --seed as serve takes them)
+  adopt                 write what brings an org under Pulumi or OpenTofu (cws adopt --help)
 
 Options of resources and reset:
   --url URL                 the server (default CWS_URL, else the origin of CWS_BASE_URL, else
@@ -76,6 +77,16 @@ async function main(argv: string[]): Promise<void> {
       err: (t: string) => void process.stderr.write(t),
     };
     process.exitCode = await inspect(command as InspectCommand, rest, io, HELP);
+    return;
+  }
+  if (command === "adopt") {
+    // layer: `cws adopt` reads an org through the provider's resource modules, which the server never imports
+    const { adoptCommand } = await import("../provider/adopt/command.ts");
+    const io = {
+      out: (t: string) => void process.stdout.write(t),
+      err: (t: string) => void process.stderr.write(t),
+    };
+    process.exitCode = await adoptCommand(rest, io);
     return;
   }
   if (command !== "serve") fail(`unknown command '${command}'`);

@@ -21,12 +21,26 @@ export interface FieldRule {
   writeOnly?: readonly string[];
 }
 
-/** `next` without the write-only sub-fields that `prev` does not know. */
+/**
+ * `next` without the write-only sub-fields that `prev` does not know. A field may be a dotted
+ * path ("registryAuth.password" in a template's manifest); an object left empty by the removal
+ * goes too when `prev` has none there.
+ */
 function withoutUnseen(fields: readonly string[], prev: unknown, next: unknown): unknown {
   if (!next || typeof next !== "object" || Array.isArray(next)) return next;
   const old = prev && typeof prev === "object" ? (prev as Props) : {};
   const out = { ...(next as Props) };
-  for (const f of fields) if (old[f] === undefined) delete out[f];
+  for (const f of fields) {
+    const [head, ...rest] = f.split(".");
+    if (!rest.length) {
+      if (old[head!] === undefined) delete out[head!];
+      continue;
+    }
+    if (!out[head!] || typeof out[head!] !== "object") continue;
+    const inner = withoutUnseen([rest.join(".")], old[head!], out[head!]) as Props;
+    if (Object.keys(inner).length === 0 && old[head!] === undefined) delete out[head!];
+    else out[head!] = inner;
+  }
   return out;
 }
 
@@ -110,6 +124,12 @@ export function keepProgramShape(rules: Record<string, FieldRule>, olds: Props, 
       continue;
     }
     if (!lookup && olds[key] === undefined && rule.default === undefined) continue;
+    // A lookup keeps an input whose secret part the service never returns even when nothing
+    // else of it is readable (a VM's vmConfig): the object has it, only its secret is unknown.
+    if (lookup && rule.writeOnly && value !== undefined && olds[key] === undefined) {
+      out[key] = value;
+      continue;
+    }
     if (sameValue(rule, olds[key] ?? rule.default, value)) {
       if (olds[key] !== undefined) out[key] = olds[key];
     } else {

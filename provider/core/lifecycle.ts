@@ -16,6 +16,7 @@ import {
   type ResourceModule,
 } from "./types.ts";
 import { compact, messageOf, onePerProperty, pick, unlessGone } from "./values.ts";
+import { valueAt } from "./unknowns.ts";
 import { propsFrom } from "./wire.ts";
 
 export interface Controller<R extends object> {
@@ -80,6 +81,17 @@ export function resource<R extends object>(def: Definition, ctl: Controller<R>):
   const outputNames = Object.keys(def.outputs);
   const required = requiredOf(def);
   const { what } = def;
+
+  // A secret the service never returns (a password), missing from an existing object's last
+  // inputs (it was imported) and from the new ones: the service keeps its own, nothing to check.
+  const secretPaths = new Set(
+    Object.entries(rules).flatMap(([k, r]) => (r.writeOnly ?? []).map((f) => `${k}.${f}`)),
+  );
+  const unseenSecret = (property: string, olds: Props, news: Props) =>
+    secretPaths.has(property) &&
+    Object.keys(olds).length > 0 &&
+    valueAt(olds, property) === undefined &&
+    valueAt(news, property) === undefined;
 
   const outputsOf = (r: R, inputs: Props) => compact({ ...inputs, ...propsFrom(r, outputNames, renames) });
 
@@ -156,7 +168,10 @@ export function resource<R extends object>(def: Definition, ctl: Controller<R>):
       const failures = def.validate?.(olds, news) ?? [];
       for (const k of required)
         if (news[k] === undefined) failures.push({ property: k, reason: `${k} is required` });
-      return { inputs: news, failures: onePerProperty(failures) };
+      return {
+        inputs: news,
+        failures: onePerProperty(failures.filter((f) => !unseenSecret(f.property, olds, news))),
+      };
     },
 
     diff,

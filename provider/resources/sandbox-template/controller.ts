@@ -24,7 +24,11 @@ export const controller: Controller<SandboxTemplate> = {
 
   async create(ctx, inputs) {
     const { sandboxes, sandboxTemplates } = ctx.client;
-    const source = inputs.sourceSandbox as string;
+    const source = inputs.sourceSandbox as string | undefined;
+    if (!source)
+      throw new Error(
+        `cannot publish sandbox template ${String(inputs.name)}: sourceSandbox (the UID of a running sandbox) is required`,
+      );
     ctx.log(`publishing sandbox ${source} as template ${String(inputs.name)}`);
     const body = publishBody(inputs);
     // Publishing twice would make two templates: a lost answer is found by the whole request.

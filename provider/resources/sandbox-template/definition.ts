@@ -6,7 +6,6 @@ import { PublishBody, SandboxTemplate } from "../../../api/index.ts";
 import { z } from "zod";
 import { TIMESTAMPS, bodyInputsOf, readyTimeout, type Definition } from "../../core/definition.ts";
 import { DEFAULT_READY_TIMEOUT_SEC } from "../../core/timeouts.ts";
-import type { CheckFailure } from "../../core/types.ts";
 import { compact, pick } from "../../core/values.ts";
 import { contractFailures, toWire } from "../../core/wire.ts";
 
@@ -24,11 +23,13 @@ export const definition: Definition = {
       change: "replace",
       required: true,
     },
+    // Required to publish (controller.ts), not in the schema: the service does not say which
+    // sandbox an existing template came from, so an imported template has none.
     sourceSandbox: {
       type: z.string(),
-      description: "UID of the running sandbox whose files it snapshots.",
+      description:
+        "UID of the running sandbox whose files it snapshots; required to publish, absent from an imported template (the service does not report it).",
       change: "replace",
-      required: true,
       role: "path",
     },
     displayName: {
@@ -65,14 +66,10 @@ export const definition: Definition = {
     },
     ...TIMESTAMPS,
   },
+  // sourceSandbox is checked when publishing (controller.ts), not here: OpenTofu validates a
+  // configuration without its state, and an imported template has no sourceSandbox.
   validate(_olds, news) {
-    const failures: CheckFailure[] = [];
-    if (news.sourceSandbox === undefined)
-      failures.push({
-        property: "sourceSandbox",
-        reason: "sourceSandbox (the UID of a running sandbox) is required",
-      });
-    return [...failures, ...contractFailures(PublishBody, compact(pick(news, PUBLISH_INPUTS)))];
+    return contractFailures(PublishBody, compact(pick(news, PUBLISH_INPUTS)));
   },
   notReady: "did not become READY",
   notes: `Publishing snapshots the running sandbox's files; create waits until the template is READY. Use \`template: t.uid\` on a Sandbox to start from it. A template that is still PENDING cannot be deleted (409).`,

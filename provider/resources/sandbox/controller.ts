@@ -46,7 +46,8 @@ function cleared(input: string): unknown {
 
 function inputsOf(w: Workload, olds: Props): Props {
   const read = propsFrom(w, [...BODY_INPUTS, "forkFrom"], NAMES);
-  const fork = Boolean(read.forkFrom && olds.forkFrom);
+  // A fork reads as one when the program made it so, and on a lookup (import: olds without a name).
+  const fork = Boolean(read.forkFrom && (olds.forkFrom || olds.name === undefined));
   return compact({
     name: read.name,
     template: fork ? undefined : (read.template ?? w.image),

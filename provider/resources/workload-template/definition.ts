@@ -4,12 +4,17 @@
  * create body whose type is the template's.
  */
 import { z } from "zod";
-import { TemplateCreate, WorkloadTemplate, validateWorkloadCreate } from "../../../api/index.ts";
+import {
+  TemplateCreate,
+  WRITE_ONLY_FIELDS,
+  WorkloadTemplate,
+  validateWorkloadCreate,
+} from "../../../api/index.ts";
 import { TIMESTAMPS, bodyInputsOf, uidOutput, type Definition, nameInput } from "../../core/definition.ts";
 import type { CheckFailure, Props } from "../../core/types.ts";
 import { containsUnknown } from "../../core/unknowns.ts";
 import { compact, pick } from "../../core/values.ts";
-import { failureOf, schemaFailures, toWire } from "../../core/wire.ts";
+import { failureOf, schemaFailures, snakeToCamel, toWire } from "../../core/wire.ts";
 
 function withoutType(v: unknown): unknown {
   if (!v || typeof v !== "object") return v;
@@ -73,6 +78,10 @@ export const definition: Definition = {
       change: "update",
       required: true,
       secret: true,
+      // The passwords the service never returns, at their place in the manifest.
+      writeOnly: Object.entries(WRITE_ONLY_FIELDS).flatMap(([f, subs]) =>
+        (subs ?? []).map((sub) => `${snakeToCamel(f)}.${sub}`),
+      ),
       typescript: { type: "WorkloadManifest" },
       normalise: withoutType,
     },

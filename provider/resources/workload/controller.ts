@@ -42,7 +42,8 @@ function inputsOf(w: Workload, olds: Props): Props {
     registryAuth: read.registryAuth
       ? compact({ ...(read.registryAuth as Props), password: oldAuth?.password })
       : undefined,
-    vmConfig: olds.vmConfig,
+    // A VM has a vmConfig whose password the service never returns: an import reads it as {}.
+    vmConfig: w.type === "VM" ? (olds.vmConfig ?? {}) : undefined,
     bmConfig:
       w.type !== "BM" ? undefined : bmHostname === defaultHostname ? (oldBm ?? {}) : { hostname: bmHostname },
     projectId: read.projectId || undefined,
