@@ -47,6 +47,6 @@ export function createServices(store: Store, lc: Lifecycle, faults: Faults): Ser
     sshKeys: new SshKeyService(deps),
     workloadTemplates: new WorkloadTemplateService(deps),
     sandboxTemplates: new SandboxTemplateService(deps),
-    admin: new AdminService(store, lc, faults),
+    admin: new AdminService({ store, lc, faults }),
   };
 }

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { Timestamp } from "../../api/index.ts";
 import type { FieldRule, Normaliser } from "./diff.ts";
 import type { CheckFailure, ChangeKind, Props } from "./types.ts";
-import { fromStateSummary, toWire, type Json, type Renames, type WireName } from "./wire.ts";
+import { fromStateSummary, type Renames, type WireName } from "./wire.ts";
 
 export interface InputDef {
   type: z.ZodType;
@@ -179,21 +179,6 @@ export const bodyInputsOf = (def: Definition) =>
   Object.entries(def.inputs)
     .filter(([, p]) => !p.role)
     .map(([k]) => k);
-
-/**
- * The PATCH body of an update: each of `inputs` that `detail` changes in place (update or
- * redeploy), in wire form; an input the program no longer sets is sent as `cleared`.
- */
-export function patchOf<T = Record<string, unknown>>(
-  inputs: readonly string[],
-  want: Props,
-  detail: Record<string, ChangeKind>,
-  renames: Renames = {},
-  cleared: unknown = undefined,
-): T {
-  const changed = inputs.filter((k) => detail[k] === "update" || detail[k] === "redeploy");
-  return toWire<T>(Object.fromEntries(changed.map((k) => [k, want[k] ?? cleared])) as Json, renames);
-}
 
 export const secretsOf = (def: Definition) =>
   Object.entries(def.inputs)

@@ -6,43 +6,46 @@ import type { Lifecycle } from "../workloads/lifecycle.ts";
 import type { Store } from "../store/store.ts";
 import { applySeed } from "../seed/apply.ts";
 
+/** What the admin surface acts on: the store, the workloads' lifecycle and the injected faults. */
+export interface AdminDeps {
+  store: Store;
+  lc: Lifecycle;
+  faults: Faults;
+}
+
 /**
  * The admin surface's operations (under /admin, its own token): reset to the seed, inspection,
  * credits. Provisioning rules are lifecycle.rules, faults ctx.faults; both are per organization
  * of the seed (404 ORG_NOT_FOUND otherwise).
  */
 export class AdminService {
-  private readonly store: Store;
-  private readonly lc: Lifecycle;
-  private readonly faults: Faults;
+  private readonly d: AdminDeps;
 
-  constructor(store: Store, lc: Lifecycle, faults: Faults) {
-    this.store = store;
-    this.lc = lc;
-    this.faults = faults;
+  constructor(deps: AdminDeps) {
+    this.d = deps;
   }
 
   /** The organization `slug` of the seed, or 404 ORG_NOT_FOUND. */
   org(slug: string): string {
-    if (!orgExists(this.store, slug))
+    if (!orgExists(this.d.store, slug))
       throw new ApiError("ORG_NOT_FOUND", `organization ${slug} is not in the seed`);
     return slug;
   }
 
   /** Back to the seed: runtimes (sandboxes, timers, rules) stopped, every record and fault dropped. */
   async reset(): Promise<void> {
-    const seed = this.store.seed;
-    await this.lc.hooks.onReset?.();
-    this.lc.resetRuntime();
-    this.store.wipe();
-    applySeed(this.store, seed, this.lc.now());
-    this.faults.clear();
-    this.lc.start();
+    const seed = this.d.store.seed;
+    await this.d.lc.hooks.onReset?.();
+    this.d.lc.resetRuntime();
+    this.d.store.wipe();
+    applySeed(this.d.store, seed, this.d.lc.now());
+    this.d.faults.clear();
+    this.d.lc.start();
   }
 
   /** What an organization holds, for the admin inspection (deleted workloads and FRESH templates left out). */
   resources(org: string) {
-    const store = this.store;
+    const store = this.d.store;
     return {
       workloads: store.workloads.list(org).filter((w) => w.status !== "deleted"),
       volumes: store.volumes.list(org),
@@ -53,11 +56,11 @@ export class AdminService {
   }
 
   credits(org: string): number {
-    return credits(this.store, org);
+    return credits(this.d.store, org);
   }
 
   setCredits(org: string, balance: number): number {
-    setCredits(this.store, org, balance);
-    return credits(this.store, org);
+    setCredits(this.d.store, org, balance);
+    return credits(this.d.store, org);
   }
 }

@@ -94,24 +94,18 @@ function commonReasons(op: Endpoint): Reason[] {
   return out;
 }
 
+/** A header whose value is a whole number of at least `minimum`. */
+const intHeader = (description: string, minimum: number) => ({
+  description,
+  schema: { type: "integer", minimum },
+});
+
 /** The headers of a 429 RATE_LIMITED answer (allowed answers of a limited org carry the RateLimit-* ones too). */
 const RATE_LIMIT_HEADERS = {
-  "Retry-After": {
-    description: "whole seconds until the org's next request can pass (at least 1)",
-    schema: { type: "integer", minimum: 1 },
-  },
-  "RateLimit-Limit": {
-    description: "the org's burst: requests its bucket holds",
-    schema: { type: "integer", minimum: 1 },
-  },
-  "RateLimit-Remaining": {
-    description: "whole requests left in the bucket",
-    schema: { type: "integer", minimum: 0 },
-  },
-  "RateLimit-Reset": {
-    description: "whole seconds until the bucket is full again",
-    schema: { type: "integer", minimum: 0 },
-  },
+  "Retry-After": intHeader("whole seconds until the org's next request can pass (at least 1)", 1),
+  "RateLimit-Limit": intHeader("the org's burst: requests its bucket holds", 1),
+  "RateLimit-Remaining": intHeader("whole requests left in the bucket", 0),
+  "RateLimit-Reset": intHeader("whole seconds until the bucket is full again", 0),
 };
 
 function errorResponses(reasons: readonly Reason[]) {

@@ -68,7 +68,7 @@ export class SandboxService {
     this.pools = new SandboxPools({ sandboxRoot: ctx.options.sandboxRoot, store: ctx.store });
     this.snapshots = new Snapshots(this.pools.rootDir, () => this.pools.ensureRoot());
     this.tickets = new AccessTickets(ctx.clock);
-    this.targets = new SandboxTargets(ctx.store, this.pools);
+    this.targets = new SandboxTargets({ workloads: ctx.store.workloads, pools: this.pools });
     this.timers = new SandboxTimers({
       pools: this.pools,
       store: ctx.store,

@@ -5,9 +5,15 @@ import type * as net from "node:net";
 import { TERMINAL_ID } from "../../api/index.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import type { WorkloadRecord } from "../store/records.ts";
-import type { Store } from "../store/store.ts";
+import type { DocTable } from "../store/store.ts";
 import type { Pool, SandboxPools, Target } from "./pools.ts";
 import { DESKTOP_RFB_PORT, type TerminalSession } from "./runtime/index.ts";
+
+/** What the targets are found in: the workloads' table and the sandbox pools. */
+export interface SandboxTargetDeps {
+  workloads: DocTable<WorkloadRecord>;
+  pools: SandboxPools;
+}
 
 /** Where the target of an operation must be. */
 export type Need = "running" | "deployed" | "present";
@@ -17,12 +23,10 @@ export type Need = "running" | "deployed" | "present";
  * rules of where it must be for the operation (deployed, running, or merely present).
  */
 export class SandboxTargets {
-  private readonly store: Store;
-  private readonly pools: SandboxPools;
+  private readonly d: SandboxTargetDeps;
 
-  constructor(store: Store, pools: SandboxPools) {
-    this.store = store;
-    this.pools = pools;
+  constructor(deps: SandboxTargetDeps) {
+    this.d = deps;
   }
 
   /**
@@ -45,7 +49,7 @@ export class SandboxTargets {
         `cannot ${action} sandbox ${uid}: it is not deployed (status ${w.status}); deploy it and wait for running`,
       );
     }
-    const live = this.pools.live.get(uid);
+    const live = this.d.pools.live.get(uid);
     if (!live || live.pool !== pool)
       throw new ApiError(
         "WORKLOAD_SANDBOX_TARGET_NOT_FOUND",
@@ -56,16 +60,16 @@ export class SandboxTargets {
         "WORKLOAD_SANDBOX_INVALID_STATE",
         `cannot ${action} sandbox ${uid}: it is frozen; thaw it first`,
       );
-    return { w, live, rt: this.pools.runtimes[live.pool] };
+    return { w, live, rt: this.d.pools.runtimes[live.pool] };
   }
 
   isSandbox(org: string, uid: string): boolean {
-    return this.store.workloads.getIn(org, uid)?.type === "SANDBOX";
+    return this.d.workloads.getIn(org, uid)?.type === "SANDBOX";
   }
 
   /** The org's SANDBOX workload (404 / 400 otherwise). */
   private sandboxWorkload(org: string, uid: string, action: string): WorkloadRecord {
-    const w = this.store.workloads.getIn(org, uid);
+    const w = this.d.workloads.getIn(org, uid);
     if (!w) throw notFound("WORKLOAD_NOT_FOUND", "workload", uid);
     if (w.type !== "SANDBOX")
       throw new ApiError(

@@ -1,6 +1,6 @@
 /** The SandboxTemplate's calls to the API: publish once, wait for READY, PATCH its texts, delete. */
 import type { SandboxTemplate, SandboxTemplatePatch } from "../../../api/index.ts";
-import { patchOf } from "../../core/definition.ts";
+import { patchUpdate } from "../../core/patch.ts";
 import { createOnce, findCreated } from "../../core/create-once.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { waitOptions } from "../../core/timeouts.ts";
@@ -53,11 +53,12 @@ export const controller: Controller<SandboxTemplate> = {
       await ctx.client.sandboxTemplates.waitForStatus(id, "READY", waitOptions(ctx, inputs));
   },
 
-  async update(ctx, id, _have, want, detail) {
-    // The texts change in place; an input the program no longer sets is cleared: "".
-    const patch = patchOf<SandboxTemplatePatch>(PUBLISH_INPUTS, want, detail, {}, "");
-    if (Object.keys(patch).length) await ctx.client.sandboxTemplates.update(id, patch);
-  },
+  // The texts change in place; an input the program no longer sets is cleared: "".
+  update: patchUpdate<SandboxTemplatePatch>(
+    PUBLISH_INPUTS,
+    (ctx, id, patch) => ctx.client.sandboxTemplates.update(id, patch),
+    { cleared: "" },
+  ),
 
   delete: (ctx, id) => ctx.client.sandboxTemplates.delete(id),
 };

@@ -1,7 +1,8 @@
 /** The SshKey's calls to the API: create once, rename, read back, delete. */
 import type { SshKey, SshKeyCreate, SshKeyPatch } from "../../../api/index.ts";
 import { createOnce, findCreated } from "../../core/create-once.ts";
-import { bodyInputsOf, patchOf, renamesOf } from "../../core/definition.ts";
+import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
+import { patchUpdate } from "../../core/patch.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { pick, unlessGone } from "../../core/values.ts";
 import { propsFrom, toWire } from "../../core/wire.ts";
@@ -29,10 +30,9 @@ export const controller: Controller<SshKey> = {
     return uid;
   },
 
-  async update(ctx, id, _have, want, detail) {
-    const patch = patchOf<SshKeyPatch>(INPUTS, want, detail, NAMES);
-    if (Object.keys(patch).length) await ctx.client.sshKeys.update(id, patch);
-  },
+  update: patchUpdate<SshKeyPatch>(INPUTS, (ctx, id, patch) => ctx.client.sshKeys.update(id, patch), {
+    renames: NAMES,
+  }),
 
   delete: (ctx, id) => ctx.client.sshKeys.delete(id),
 };

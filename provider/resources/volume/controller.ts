@@ -1,7 +1,8 @@
 /** The Volume's calls to the API: create once, rename, read back, delete. */
 import type { Volume, VolumeCreate, VolumePatch } from "../../../api/index.ts";
 import { createOnce, findCreated } from "../../core/create-once.ts";
-import { bodyInputsOf, patchOf, renamesOf } from "../../core/definition.ts";
+import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
+import { patchUpdate } from "../../core/patch.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { compact, pick, unlessGone } from "../../core/values.ts";
 import { propsFrom, toWire } from "../../core/wire.ts";
@@ -36,10 +37,9 @@ export const controller: Controller<Volume> = {
     return uid;
   },
 
-  async update(ctx, id, _have, want, detail) {
-    const patch = patchOf<VolumePatch>(INPUTS, want, detail, NAMES);
-    if (Object.keys(patch).length) await ctx.client.volumes.update(id, patch);
-  },
+  update: patchUpdate<VolumePatch>(INPUTS, (ctx, id, patch) => ctx.client.volumes.update(id, patch), {
+    renames: NAMES,
+  }),
 
   delete: (ctx, id) => ctx.client.volumes.delete(id),
 };
