@@ -5,10 +5,12 @@
  * secrets as `sensitive`, the inputs a program must give as `required`, outputs as `computed`,
  * plus `id` and a `timeouts` block on every resource. Objects inside inputs are nested
  * attributes (`ports = [{ port = 8080 }]`); a free-form document (a template's manifest) is a
- * JSON string (`jsonencode(...)`).
+ * JSON string (`jsonencode(...)`). A secret sub-field the service never returns (a password) also
+ * has a write-only twin beside it (`password_wo` with `password_wo_version`, write-only.ts).
  */
 import { camelToSnake } from "../core/wire.ts";
 import { SETTINGS, SETTING_KEYS, type SettingKey } from "../frontend/settings.ts";
+import { WRITE_ONLY_INPUTS, twinAttributes, type WriteOnlyTwin } from "./write-only.ts";
 
 /** An OpenTofu value type in its JSON form ("string", ["list", "string"], ["object", {...}]). */
 export type TfType =
@@ -28,6 +30,8 @@ export interface TfAttribute {
   optional?: boolean;
   computed?: boolean;
   sensitive?: boolean;
+  /** Taken from the configuration only: never in a plan or in state (OpenTofu/Terraform 1.11+). */
+  writeOnly?: boolean;
   description?: string;
 }
 
@@ -40,6 +44,8 @@ export interface TfResource {
   attributes: TfAttribute[];
   /** The value type of the whole object (attributes, plus the timeouts block on resources). */
   type: ["object", Record<string, TfType>];
+  /** The write-only twins of its secret sub-fields (resources only). */
+  writeOnly: WriteOnlyTwin[];
 }
 
 export const PROVIDER_PREFIX = "cws";
@@ -167,9 +173,16 @@ export const tfName = (name: string) =>
 export function resourcesOf(schema: PackageSchema): TfResource[] {
   return Object.entries(schema.resources).map(([token, r]) => {
     const required = r.requiredInputs ?? [];
-    const inputs = Object.entries(r.inputProperties).map(([k, p]) =>
-      inputAttribute(schema, k, p, required.includes(k)),
-    );
+    const secretFields = WRITE_ONLY_INPUTS[coreName(token)] ?? {};
+    const twins: WriteOnlyTwin[] = [];
+    const inputs = Object.entries(r.inputProperties).map(([k, p]) => {
+      const a = inputAttribute(schema, k, p, required.includes(k));
+      const fields = secretFields[k];
+      if (!fields || a.nested?.nesting !== "SINGLE") return a;
+      const withTwins = twinAttributes(a, fields);
+      twins.push(...withTwins.twins);
+      return withTwins.attribute;
+    });
     const outputs = Object.entries(r.properties)
       .filter(([k]) => !(k in r.inputProperties))
       .map(([k, p]) => outputAttribute(schema, k, p));
@@ -187,6 +200,7 @@ export function resourcesOf(schema: PackageSchema): TfResource[] {
       description: r.description,
       attributes,
       type: objectType(attributes, { timeouts: TIMEOUTS_TYPE }),
+      writeOnly: twins,
     };
   });
 }
@@ -202,6 +216,7 @@ export function dataSourcesOf(schema: PackageSchema): TfResource[] {
       description: f.description,
       attributes,
       type: objectType(attributes),
+      writeOnly: [],
     };
   });
 }

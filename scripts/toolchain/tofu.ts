@@ -13,7 +13,7 @@ import { runProcess } from "../run.ts";
 import { ensureCachedBuild, toolchainCache } from "./go-build.ts";
 import { logTo, type Log } from "./log.ts";
 
-export const TOFU_VERSION = "1.10.6";
+export const TOFU_VERSION = "1.12.6";
 const TOFU_MODULE = "github.com/opentofu/opentofu";
 
 /** `<cache>/tofu-v<version>/bin/tofu`, in the same cache as the Pulumi CLI. */
