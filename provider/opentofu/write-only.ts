@@ -10,7 +10,7 @@
  * nor `tofu show -json` holds it. `password_wo_version` is kept in state: changing it is what
  * sends the new secret, as the same change as a new `password` (an update that redeploys a
  * deployed RENTAL workload; a new VM). The stored `password` keeps working (older OpenTofu,
- * existing state); the two forms are exclusive.
+ * existing state); the two forms are exclusive. The schema has the twins from tf-schema.ts.
  *
  * The core knows only the stored form: the front end puts the write-only value in its place
  * (withSecrets) and, for the diff, stands a marker in for a prior write-only secret whose version
@@ -18,84 +18,9 @@
  */
 import type { CheckFailure } from "../core/types.ts";
 import { snakeToCamel } from "../core/wire.ts";
-import { DEFINITIONS } from "../registry.ts";
 import { UNKNOWN_VALUE, type MsgValue, type TfObject } from "./msgpack.ts";
-import type { TfAttribute, TfResource } from "./tf-schema.ts";
+import { WRITE_ONLY_SINCE, type TfAttribute, type TfResource, type WriteOnlyTwin } from "./tf-schema.ts";
 import { sameValue } from "./values.ts";
-
-/** A secret sub-field with its write-only twin. */
-export interface WriteOnlyTwin {
-  /** The nested attribute that holds it (`registry_auth`) and its core key (`registryAuth`). */
-  attribute: string;
-  key: string;
-  /** The stored sub-attribute (`password`): kept in state. */
-  stored: string;
-  /** `password_wo`: write-only. */
-  wo: string;
-  /** `password_wo_version`: kept in state; a change sends the write-only value. */
-  version: string;
-}
-
-/**
- * Per resource (core name), the inputs with sub-fields the service never returns that are
- * secrets: `{ Workload: { registryAuth: ["password"], vmConfig: ["password"] } }`.
- */
-export const WRITE_ONLY_INPUTS: Record<string, Record<string, readonly string[]>> = Object.fromEntries(
-  Object.entries(DEFINITIONS).map(([name, def]) => [
-    name,
-    Object.fromEntries(
-      Object.entries(def.inputs)
-        .filter(([, p]) => p.secret && p.writeOnly?.length)
-        .map(([k, p]) => [k, p.writeOnly!]),
-    ),
-  ]),
-);
-
-/** Which OpenTofu and Terraform releases take write-only attributes (the docs say the same). */
-export const WRITE_ONLY_SINCE = "OpenTofu 1.11 or Terraform 1.11";
-
-/**
- * A nested attribute with each of `fields` given its twins: the stored sub-attribute becomes
- * optional (one of the two forms is required, write-only.ts checks), `<field>_wo` and
- * `<field>_wo_version` are added beside it.
- */
-export function twinAttributes(
-  a: TfAttribute,
-  fields: readonly string[],
-): { attribute: TfAttribute; twins: WriteOnlyTwin[] } {
-  const nested = a.nested!;
-  const attributes = [...nested.attributes];
-  const twins: WriteOnlyTwin[] = [];
-  for (const field of fields) {
-    const i = attributes.findIndex((x) => x.key === field);
-    if (i < 0) continue;
-    const stored = attributes[i]!;
-    attributes[i] = { ...stored, required: undefined, optional: true };
-    const wo = `${stored.name}_wo`;
-    const version = `${stored.name}_wo_version`;
-    attributes.push(
-      {
-        name: wo,
-        key: snakeToCamel(wo),
-        type: "string",
-        optional: true,
-        sensitive: true,
-        writeOnly: true,
-        description: `\`${stored.name}\` as a write-only value (${WRITE_ONLY_SINCE} or later): sent to the service, never kept in state or in a plan. Set \`${version}\` with it, instead of \`${stored.name}\`.`,
-      },
-      {
-        name: version,
-        key: snakeToCamel(version),
-        type: "number",
-        optional: true,
-        description: `Goes with \`${wo}\`: change it (1, 2, ...) to send a new \`${wo}\`, which is applied as a change of \`${a.name}\` is. The value itself is not a secret and is kept in state.`,
-      },
-    );
-    twins.push({ attribute: a.name, key: a.key, stored: stored.name, wo, version });
-  }
-  const type: TfAttribute["type"] = ["object", Object.fromEntries(attributes.map((x) => [x.name, x.type]))];
-  return { attribute: { ...a, type, nested: { ...nested, attributes } }, twins };
-}
 
 /** The object a twin's attribute holds in `obj`, when it is one (not null, not unknown). */
 function nestedOf(obj: TfObject | null | undefined, t: WriteOnlyTwin): TfObject | undefined {
