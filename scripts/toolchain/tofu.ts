@@ -50,7 +50,7 @@ export async function ensureTofu(log: Log = logTo("tofu")): Promise<string> {
       version: TOFU_VERSION,
       pkg: "./cmd/tofu",
       moduleDir: downloadModule,
-      // dev=no: a release build (`tofu version` says v1.10.6, not v1.10.6-dev).
+      // dev=no: a release build (`tofu version` says v1.12.6, not v1.12.6-dev).
       ldflags: "-s -w -X github.com/opentofu/opentofu/version.dev=no",
       versionInPath: true,
     },
