@@ -48,7 +48,8 @@ export function keepWritten(r: TfResource, before: TfObject, fresh: TfObject): T
 
 /**
  * The state an apply leaves: the planned state, its unknown values taken from the outputs, the
- * write-only twins as the configuration has them (`config`; never a write-only value).
+ * write-only twins as planned (as the configuration has them where the plan did not know the
+ * whole object), never a write-only value.
  */
 export function appliedState(
   r: TfResource,
@@ -62,5 +63,5 @@ export function appliedState(
   for (const a of r.attributes)
     if (containsUnknownValue(state[a.name] ?? null)) state[a.name] = out[a.name] ?? null;
   state.id = id;
-  return keepTwins(r, state, config ?? planned);
+  return keepTwins(r, state, planned, config);
 }

@@ -89,12 +89,18 @@ export function withoutSecrets(r: TfResource, obj: TfObject): TfObject {
 
 /**
  * `obj` (a state made from what the service has, or filled in from the outputs) with what only
- * OpenTofu knows taken from `from` (the planned or prior state): the version, and the stored
- * secret as it was written (null when it is sent write-only). Write-only values are dropped.
+ * OpenTofu knows taken from `from` (the planned or prior state; `fallback`, the configuration,
+ * where `from` does not hold the attribute as an object): the version, and the stored secret as
+ * it was written (null when it is sent write-only). Write-only values are dropped.
  */
-export function keepTwins(r: TfResource, obj: TfObject, from: TfObject | null): TfObject {
+export function keepTwins(
+  r: TfResource,
+  obj: TfObject,
+  from: TfObject | null,
+  fallback: TfObject | null = null,
+): TfObject {
   return mapTwins(r, obj, (t, n) => {
-    const f = nestedOf(from, t);
+    const f = nestedOf(from, t) ?? nestedOf(fallback, t);
     const stored = f && f[t.stored] !== UNKNOWN_VALUE ? (f[t.stored] ?? null) : (n[t.stored] ?? null);
     return { ...n, [t.stored]: stored, [t.wo]: null, [t.version]: f?.[t.version] ?? null };
   });

@@ -15,6 +15,7 @@ import {
   encodeMsgpack,
   type MsgValue,
 } from "../../../provider/opentofu/msgpack.ts";
+import { appliedState } from "../../../provider/opentofu/state.ts";
 import { resourcesOf, type PackageSchema } from "../../../provider/opentofu/tf-schema.ts";
 
 type Obj = Record<string, MsgValue>;
@@ -245,6 +246,32 @@ describe("write-only secrets: plans", () => {
     expect(r.planned!.registry_auth).toEqual(auth({ password_wo_version: 1 }));
     expect(r.diagnostics).toEqual([]);
     expect(r.requires_replace).toEqual([]);
+  });
+
+  it("leaves state after apply as planned: no write-only value, whatever the outputs hold", () => {
+    const outputs = {
+      uid: "wl-1",
+      status: "running",
+      registryAuth: { server: "registry.example.com", username: "ci", password: "s3cret" },
+    };
+    const config = withWo(2);
+    const planned = { ...priorWo(2), status: UNKNOWN_VALUE };
+    const applied = appliedState(WORKLOAD, planned, "wl-1", outputs, config);
+    expect(applied.registry_auth).toEqual(auth({ password_wo_version: 2 }));
+    expect(applied.status).toBe("running");
+    // A plan that knew the object only at apply: the twins as configured, still no secret.
+    const unknown = appliedState(
+      WORKLOAD,
+      { ...planned, registry_auth: UNKNOWN_VALUE },
+      "wl-1",
+      outputs,
+      config,
+    );
+    expect(unknown.registry_auth).toEqual(auth({ password_wo_version: 2 }));
+    // The stored form, planned as state had it (an import: the service never returned it).
+    const kept = state({ ...WEB, registry_auth: auth({}) });
+    const stored = workload({ ...WEB, registry_auth: auth({ password: "p" }) });
+    expect(appliedState(WORKLOAD, kept, "wl-1", outputs, stored).registry_auth).toEqual(auth({}));
   });
 
   it("keeps the version and drops any write-only value when state is upgraded", () => {
