@@ -158,7 +158,13 @@ export function rulesOf(def: Definition): Record<string, FieldRule> {
   const rules: Record<string, FieldRule> = {};
   for (const [k, p] of Object.entries(def.inputs)) {
     if (p.change === "none") continue;
-    rules[k] = { kind: p.change, normalise: p.normalise, default: p.default, writeOnly: p.writeOnly };
+    rules[k] = {
+      kind: p.change,
+      normalise: p.normalise,
+      default: p.default,
+      writeOnly: p.writeOnly,
+      ...(p.role === "path" ? { unread: true } : {}),
+    };
   }
   return rules;
 }

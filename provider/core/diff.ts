@@ -19,6 +19,12 @@ export interface FieldRule {
    * was imported), the program's value is taken as the service's: it is not compared.
    */
   writeOnly?: readonly string[];
+  /**
+   * The service never returns it (a create path parameter: the sandbox a template is published
+   * from). When the old value lacks it (the object was imported), the program's value is taken as
+   * the service's: it is not compared.
+   */
+  unread?: boolean;
 }
 
 /**
@@ -84,6 +90,7 @@ export function diffFields(rules: Record<string, FieldRule>, olds: Props, news: 
     }
     next ??= rule.default;
     const prev = olds[key] ?? rule.default;
+    if (rule.unread && prev === undefined) continue;
     if (rule.writeOnly) next = withoutUnseen(rule.writeOnly, prev, next);
     if (!sameValue(rule, prev, next)) detail[key] = rule.kind;
   }

@@ -1,9 +1,9 @@
 /**
  * The OpenTofu front end's adapter: tfplugin6's Provider service (TofuProvider) over the same
  * resource modules as the Pulumi front ends. It translates the protocol (objects, unknowns, plans,
- * partial state, timeouts, import) and holds no resource logic of its own: check names bad input,
- * diff says what updates, redeploys or replaces, and the modules do the waits, adoption and
- * retries. The settings, the client and the running calls are the shared front-end base's
+ * partial state, timeouts, import, write-only secrets, resource identity) and holds no resource
+ * logic of its own: check names bad input, diff says what updates, redeploys or replaces, and the
+ * modules do the waits, adoption and retries. The settings, the client and the running calls are the shared front-end base's
  * (frontend/).
  */
 import { CwsClient } from "../../client/index.ts";
@@ -20,6 +20,14 @@ import { Session } from "../frontend/session.ts";
 import { RESOURCES } from "../registry.ts";
 import { FUNCTIONS, checkFunctionArgs } from "../resources/functions/controller.ts";
 import { errorDiag, hclPath, hclWords, messageOf, type Diagnostic } from "./diagnostics.ts";
+import {
+  identityData,
+  identityOf,
+  identityProblem,
+  identitySchemas,
+  upgradeIdentity,
+  type IdentityData,
+} from "./identity.ts";
 import { UNKNOWN_VALUE, type TfObject } from "./msgpack.ts";
 import { isInput, planChange } from "./plan.ts";
 import { providerSettings, validateProviderBlock } from "./provider-config.ts";
@@ -32,7 +40,7 @@ import {
   type TfResource,
 } from "./tf-schema.ts";
 import { checkTimeouts, timeoutMs, timeoutsOf, type TimeoutKey } from "./timeouts.ts";
-import { appliedState, keepWritten, priorProps, stateOf } from "./state.ts";
+import { appliedState, diffProps, keepWritten, priorProps, stateOf } from "./state.ts";
 import {
   decodeValue,
   encodeValue,
@@ -42,8 +50,14 @@ import {
   toTf,
   type DynamicValue,
 } from "./values.ts";
+import { keepTwins, mentionTwins, withSecrets, withoutSecrets, writeOnlyFailures } from "./write-only.ts";
 
 type Req = Record<string, unknown> & { type_name?: string };
+
+/** Whether the client keeps write-only values out of state (ClientCapabilities, OpenTofu/Terraform 1.11+). */
+const writeOnlyAllowed = (req: Req) =>
+  !!(req.client_capabilities as { write_only_attributes_allowed?: boolean } | null | undefined)
+    ?.write_only_attributes_allowed;
 
 export class TofuProvider {
   readonly #resources: Map<string, TfResource>;
@@ -52,6 +66,8 @@ export class TofuProvider {
   readonly #session = new Session(() => CwsClient);
   /** Progress lines; OpenTofu keeps a plugin's stderr in its log (TF_LOG). */
   readonly #log: (line: string) => void;
+  /** The configured org: the `org` of every resource identity. */
+  #org: string | undefined;
 
   constructor(schema: PackageSchema, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)) {
     this.#resources = new Map(resourcesOf(schema).map((r) => [r.typeName, r]));
@@ -111,6 +127,7 @@ export class TofuProvider {
   configureProvider(req: Req): unknown {
     const { settings, diagnostics } = providerSettings(decodeValue(req.config as DynamicValue));
     this.#session.configure(settings ?? new Error(diagnostics.map((d) => d.detail).join("; ")));
+    this.#org = settings?.org;
     return { diagnostics };
   }
 
@@ -124,7 +141,21 @@ export class TofuProvider {
   }
 
   getResourceIdentitySchemas(): unknown {
-    return { identity_schemas: {}, diagnostics: [] };
+    return { identity_schemas: identitySchemas([...this.#resources.values()]), diagnostics: [] };
+  }
+
+  upgradeResourceIdentity(req: Req): unknown {
+    this.#resource(req.type_name);
+    return upgradeIdentity(
+      req.raw_identity as { json?: Buffer } | undefined,
+      Number(req.version ?? 0),
+      this.#org,
+    );
+  }
+
+  /** The identity of the object `id`: the configured org and its uid. */
+  #identity(id: string): IdentityData {
+    return identityData(this.#org, id);
   }
 
   // --- resources ---------------------------------------------------------------------------------
@@ -132,15 +163,19 @@ export class TofuProvider {
   validateResourceConfig(req: Req): unknown {
     const { r, m } = this.#resource(req.type_name);
     const config = decodeValue(req.config as DynamicValue);
-    const diagnostics = this.#checkConfig(r, m, {}, config);
+    const diagnostics = this.#checkConfig(r, m, {}, config, writeOnlyAllowed(req));
     return { diagnostics };
   }
 
-  #checkConfig(r: TfResource, m: ResourceModule, olds: Props, config: TfObject | null) {
-    const failures: CheckFailure[] = [...checkTimeouts(config?.timeouts ?? null), ...jsonFailures(r, config)];
-    const news = toCore(r.attributes.filter(isInput), config);
+  #checkConfig(r: TfResource, m: ResourceModule, olds: Props, config: TfObject | null, writeOnly: boolean) {
+    const failures: CheckFailure[] = [
+      ...checkTimeouts(config?.timeouts ?? null),
+      ...jsonFailures(r, config),
+      ...writeOnlyFailures(r, config, writeOnly),
+    ];
+    const news = toCore(r.attributes.filter(isInput), config && withSecrets(r, config));
     const checked = m.check(olds, news);
-    return this.#failures([...failures, ...checked.failures], "Invalid value");
+    return this.#failures([...failures, ...mentionTwins(r, checked.failures)], "Invalid value");
   }
 
   upgradeResourceState(req: Req): unknown {
@@ -152,7 +187,7 @@ export class TofuProvider {
       [STATE_VERSION_KEY]: Number(req.version ?? 0),
     });
     const state: TfObject = {
-      ...toTf(r.attributes, props),
+      ...keepTwins(r, toTf(r.attributes, props), prior),
       id: prior.id ?? null,
       timeouts: timeoutsOf(prior),
     };
@@ -170,9 +205,9 @@ export class TofuProvider {
       (ctx) => m.read(ctx, id, priorProps(r, state)),
     );
     if (!read) return { new_state: encodeValue(null), diagnostics: [] }; // gone: dropped from state
-    const fresh = keepWritten(r, state, stateOf(r, read.id, read.inputs, read.outputs));
+    const fresh = keepTwins(r, keepWritten(r, state, stateOf(r, read.id, read.inputs, read.outputs)), state);
     fresh.timeouts = timeoutsOf(state);
-    return { new_state: encodeValue(fresh), diagnostics: [] };
+    return { new_state: encodeValue(fresh), new_identity: this.#identity(read.id), diagnostics: [] };
   }
 
   planResourceChange(req: Req): unknown {
@@ -182,18 +217,21 @@ export class TofuProvider {
     const config = decodeValue(req.config as DynamicValue);
     if (!proposed || !config) return { planned_state: encodeValue(null), diagnostics: [] };
     const olds = prior ? priorProps(r, prior) : {};
-    const failures = this.#checkConfig(r, m, olds, config);
+    const failures = this.#checkConfig(r, m, olds, config, writeOnlyAllowed(req));
     if (failures.length) return { diagnostics: failures };
     if (!prior) {
-      const planned: TfObject = { ...proposed };
+      // A new object's identity is known after apply: none is planned.
+      const planned: TfObject = withoutSecrets(r, proposed);
       for (const a of r.attributes) if (a.computed) planned[a.name] = UNKNOWN_VALUE;
       return { planned_state: encodeValue(planned), diagnostics: [] };
     }
-    const news = m.check(olds, toCore(r.attributes.filter(isInput), config)).inputs;
-    const change = planChange(r, m.diff(String(prior.id), olds, news), prior, proposed, config);
+    const news = m.check(olds, toCore(r.attributes.filter(isInput), withSecrets(r, config))).inputs;
+    const d = m.diff(String(prior.id), diffProps(r, prior, config), news);
+    const change = planChange(r, d, prior, proposed, config);
     return {
       planned_state: encodeValue(change.planned),
       requires_replace: change.requiresReplace.map((name) => ({ steps: [{ attribute_name: name }] })),
+      planned_identity: this.#identity(String(prior.id)),
       diagnostics: change.diagnostics,
     };
   }
@@ -202,6 +240,7 @@ export class TofuProvider {
     const { r, m } = this.#resource(req.type_name);
     const prior = decodeValue(req.prior_state as DynamicValue);
     const planned = decodeValue(req.planned_state as DynamicValue);
+    const config = decodeValue(req.config as DynamicValue);
     if (!planned) {
       if (!prior) return { new_state: encodeValue(null), diagnostics: [] };
       const id = String(prior.id);
@@ -219,31 +258,38 @@ export class TofuProvider {
     }
     const op: TimeoutKey = prior ? "update" : "create";
     const olds = prior ? priorProps(r, prior) : {};
-    const news = m.check(olds, toCore(r.attributes.filter(isInput), planned)).inputs;
+    // Write-only values come from the configuration: the plan holds none.
+    const news = m.check(olds, toCore(r.attributes.filter(isInput), withSecrets(r, planned, config))).inputs;
     const label = prior ? `${r.typeName} ${String(prior.id)}` : `${r.typeName} ${String(planned.name ?? "")}`;
-    const merge = (id: string, outputs: Props) => appliedState(r, planned, id, outputs);
+    const merge = (id: string, outputs: Props) => appliedState(r, planned, id, outputs, config);
+    const done = (id: string, outputs: Props) => ({
+      new_state: encodeValue(merge(id, outputs)),
+      new_identity: this.#identity(id),
+      diagnostics: [],
+    });
     try {
       if (!prior) {
         const res = await this.#withContext(label, timeoutMs(planned.timeouts ?? null, op), (ctx) =>
           m.create(ctx, news),
         );
-        return { new_state: encodeValue(merge(res.id, res.outputs)), diagnostics: [] };
+        return done(res.id, res.outputs);
       }
       const id = String(prior.id);
       const inputsChanged = r.attributes.some(
         (a) => isInput(a) && !sameValue(planned[a.name], prior[a.name] ?? null),
       );
-      if (!inputsChanged) return { new_state: encodeValue(merge(id, olds)), diagnostics: [] };
+      if (!inputsChanged) return done(id, olds);
       const outputs = await this.#withContext(label, timeoutMs(planned.timeouts ?? null, op), (ctx) =>
-        m.update(ctx, id, olds, news),
+        m.update(ctx, id, diffProps(r, prior, planned), news),
       );
-      return { new_state: encodeValue(merge(id, outputs)), diagnostics: [] };
+      return done(id, outputs);
     } catch (e) {
       const summary = `${prior ? "updating" : "creating"} ${label} failed`;
       if (e instanceof PartialStateError) {
         // It exists but did not reach the wanted state: kept (OpenTofu taints a failed create).
         return {
           new_state: encodeValue(merge(e.id, { ...olds, ...e.properties })),
+          new_identity: this.#identity(e.id),
           diagnostics: [errorDiag(summary, messageOf(e))],
         };
       }
@@ -253,7 +299,13 @@ export class TofuProvider {
 
   async importResourceState(req: Req): Promise<unknown> {
     const { r, m } = this.#resource(req.type_name);
-    const id = String(req.id ?? "");
+    // By id (`tofu import`, `import { id = ... }`) or by identity (`import { identity = {...} }`).
+    const identity = identityOf(req.identity as IdentityData | null);
+    if (identity) {
+      const problems = identityProblem(r, identity, this.#org);
+      if (problems.length) return { imported_resources: [], diagnostics: problems };
+    }
+    const id = identity?.uid ?? String(req.id ?? "");
     const read = await this.#withContext(`${r.typeName} ${id}`, undefined, (ctx) => m.read(ctx, id, {}));
     if (!read) {
       return {
@@ -265,7 +317,11 @@ export class TofuProvider {
     }
     return {
       imported_resources: [
-        { type_name: r.typeName, state: encodeValue(stateOf(r, read.id, read.inputs, read.outputs)) },
+        {
+          type_name: r.typeName,
+          state: encodeValue(keepTwins(r, stateOf(r, read.id, read.inputs, read.outputs), null)),
+          identity: this.#identity(read.id),
+        },
       ],
       diagnostics: [],
     };

@@ -9,6 +9,7 @@
  * - Computed attributes become "known after apply" when an input changes (all of them on a
  *   replacement; the id, uid and creation time survive an update), else they keep their values.
  * - Replacement where the core replaces; a warning when the service redeploys the object.
+ * - Write-only values are never planned (null); a changed `*_wo_version` is a change.
  */
 import type { DiffResult } from "../core/types.ts";
 import { camelToSnake } from "../core/wire.ts";
@@ -16,6 +17,7 @@ import { warningDiag, type Diagnostic } from "./diagnostics.ts";
 import { UNKNOWN_VALUE, type MsgValue, type TfObject } from "./msgpack.ts";
 import { type TfAttribute, type TfResource } from "./tf-schema.ts";
 import { containsUnknownValue, sameJson, sameValue } from "./values.ts";
+import { sameTwins, withoutSecrets } from "./write-only.ts";
 
 /** Computed attributes that keep their value through an update. */
 const STABLE = new Set(["id", "uid", "created_at"]);
@@ -36,10 +38,13 @@ export function planChange(
   config: TfObject,
 ): PlannedChange {
   const planned: TfObject = { ...proposed };
+  const wanted = withoutSecrets(r, config);
   for (const a of r.attributes.filter(isInput)) {
-    const want = config[a.name] ?? null;
+    const want = wanted[a.name] ?? null;
     const had = prior[a.name] ?? null;
-    const same = !(a.key in d.detail) || (a.json && sameJson(want, had));
+    const same =
+      (!(a.key in d.detail) || (a.json && sameJson(want, had))) &&
+      sameTwins(r, a, had, config[a.name] ?? null);
     planned[a.name] = want !== null && had !== null && same && !containsUnknownValue(want) ? had : want;
   }
   const changed = r.attributes.filter(
@@ -54,7 +59,7 @@ export function planChange(
   }
   const redeploy = replaced ? undefined : redeployWarning(r, d, changed, prior.name ?? null);
   return {
-    planned,
+    planned: withoutSecrets(r, planned),
     requiresReplace: d.replaces.map(camelToSnake),
     diagnostics: redeploy ? [redeploy] : [],
   };

@@ -24,6 +24,7 @@ function attributeMessage(a: TfAttribute): Record<string, unknown> {
     optional: !!a.optional,
     computed: !!a.computed,
     sensitive: !!a.sensitive,
+    write_only: !!a.writeOnly,
   };
 }
 

@@ -5,10 +5,13 @@
  * secrets as `sensitive`, the inputs a program must give as `required`, outputs as `computed`,
  * plus `id` and a `timeouts` block on every resource. Objects inside inputs are nested
  * attributes (`ports = [{ port = 8080 }]`); a free-form document (a template's manifest) is a
- * JSON string (`jsonencode(...)`).
+ * JSON string (`jsonencode(...)`). A secret sub-field the service never returns (a password) also
+ * has a write-only twin beside it (`password_wo` with `password_wo_version`; write-only.ts says
+ * how they are planned and applied).
  */
-import { camelToSnake } from "../core/wire.ts";
+import { camelToSnake, snakeToCamel } from "../core/wire.ts";
 import { SETTINGS, SETTING_KEYS, type SettingKey } from "../frontend/settings.ts";
+import { DEFINITIONS } from "../registry.ts";
 
 /** An OpenTofu value type in its JSON form ("string", ["list", "string"], ["object", {...}]). */
 export type TfType =
@@ -28,6 +31,8 @@ export interface TfAttribute {
   optional?: boolean;
   computed?: boolean;
   sensitive?: boolean;
+  /** Taken from the configuration only: never in a plan or in state (OpenTofu/Terraform 1.11+). */
+  writeOnly?: boolean;
   description?: string;
 }
 
@@ -40,6 +45,8 @@ export interface TfResource {
   attributes: TfAttribute[];
   /** The value type of the whole object (attributes, plus the timeouts block on resources). */
   type: ["object", Record<string, TfType>];
+  /** The write-only twins of its secret sub-fields (resources only). */
+  writeOnly: WriteOnlyTwin[];
 }
 
 export const PROVIDER_PREFIX = "cws";
@@ -160,6 +167,80 @@ const objectType = (attributes: TfAttribute[], extra: Record<string, TfType> = {
 
 const coreName = (token: string) => token.split(":")[2] ?? token;
 
+/** A secret sub-field with its write-only twin. */
+export interface WriteOnlyTwin {
+  /** The nested attribute that holds it (`registry_auth`) and its core key (`registryAuth`). */
+  attribute: string;
+  key: string;
+  /** The stored sub-attribute (`password`): kept in state. */
+  stored: string;
+  /** `password_wo`: write-only. */
+  wo: string;
+  /** `password_wo_version`: kept in state; a change sends the write-only value. */
+  version: string;
+}
+
+/**
+ * Per resource (core name), the inputs with sub-fields the service never returns that are
+ * secrets: `{ Workload: { registryAuth: ["password"], vmConfig: ["password"] } }`.
+ */
+export const WRITE_ONLY_INPUTS: Record<string, Record<string, readonly string[]>> = Object.fromEntries(
+  Object.entries(DEFINITIONS).map(([name, def]) => [
+    name,
+    Object.fromEntries(
+      Object.entries(def.inputs)
+        .filter(([, p]) => p.secret && p.writeOnly?.length)
+        .map(([k, p]) => [k, p.writeOnly!]),
+    ),
+  ]),
+);
+
+/** Which OpenTofu and Terraform releases take write-only attributes (the docs say the same). */
+export const WRITE_ONLY_SINCE = "OpenTofu 1.11 or Terraform 1.11";
+
+/**
+ * A nested attribute with each of `fields` given its twins: the stored sub-attribute becomes
+ * optional (one of the two forms is required, write-only.ts checks), `<field>_wo` and
+ * `<field>_wo_version` are added beside it.
+ */
+export function twinAttributes(
+  a: TfAttribute,
+  fields: readonly string[],
+): { attribute: TfAttribute; twins: WriteOnlyTwin[] } {
+  const nested = a.nested!;
+  const attributes = [...nested.attributes];
+  const twins: WriteOnlyTwin[] = [];
+  for (const field of fields) {
+    const i = attributes.findIndex((x) => x.key === field);
+    if (i < 0) continue;
+    const stored = attributes[i]!;
+    attributes[i] = { ...stored, required: undefined, optional: true };
+    const wo = `${stored.name}_wo`;
+    const version = `${stored.name}_wo_version`;
+    attributes.push(
+      {
+        name: wo,
+        key: snakeToCamel(wo),
+        type: "string",
+        optional: true,
+        sensitive: true,
+        writeOnly: true,
+        description: `\`${stored.name}\` as a write-only value (${WRITE_ONLY_SINCE} or later): sent to the service, never kept in state or in a plan. Set \`${version}\` with it, instead of \`${stored.name}\`.`,
+      },
+      {
+        name: version,
+        key: snakeToCamel(version),
+        type: "number",
+        optional: true,
+        description: `Goes with \`${wo}\`: change it (1, 2, ...) to send a new \`${wo}\`, which is applied as a change of \`${a.name}\` is. The value itself is not a secret and is kept in state.`,
+      },
+    );
+    twins.push({ attribute: a.name, key: a.key, stored: stored.name, wo, version });
+  }
+  const type: TfAttribute["type"] = ["object", Object.fromEntries(attributes.map((x) => [x.name, x.type]))];
+  return { attribute: { ...a, type, nested: { ...nested, attributes } }, twins };
+}
+
 /** `Workload` → `cws_workload`; `getSandboxTemplates` → `cws_sandbox_templates`. */
 export const tfName = (name: string) =>
   `${PROVIDER_PREFIX}_${camelToSnake(name.replace(/^get/, "")).replace(/^_/, "")}`;
@@ -167,9 +248,16 @@ export const tfName = (name: string) =>
 export function resourcesOf(schema: PackageSchema): TfResource[] {
   return Object.entries(schema.resources).map(([token, r]) => {
     const required = r.requiredInputs ?? [];
-    const inputs = Object.entries(r.inputProperties).map(([k, p]) =>
-      inputAttribute(schema, k, p, required.includes(k)),
-    );
+    const secretFields = WRITE_ONLY_INPUTS[coreName(token)] ?? {};
+    const twins: WriteOnlyTwin[] = [];
+    const inputs = Object.entries(r.inputProperties).map(([k, p]) => {
+      const a = inputAttribute(schema, k, p, required.includes(k));
+      const fields = secretFields[k];
+      if (!fields || a.nested?.nesting !== "SINGLE") return a;
+      const withTwins = twinAttributes(a, fields);
+      twins.push(...withTwins.twins);
+      return withTwins.attribute;
+    });
     const outputs = Object.entries(r.properties)
       .filter(([k]) => !(k in r.inputProperties))
       .map(([k, p]) => outputAttribute(schema, k, p));
@@ -187,6 +275,7 @@ export function resourcesOf(schema: PackageSchema): TfResource[] {
       description: r.description,
       attributes,
       type: objectType(attributes, { timeouts: TIMEOUTS_TYPE }),
+      writeOnly: twins,
     };
   });
 }
@@ -202,6 +291,7 @@ export function dataSourcesOf(schema: PackageSchema): TfResource[] {
       description: f.description,
       attributes,
       type: objectType(attributes),
+      writeOnly: [],
     };
   });
 }

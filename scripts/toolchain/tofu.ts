@@ -13,7 +13,7 @@ import { runProcess } from "../run.ts";
 import { ensureCachedBuild, toolchainCache } from "./go-build.ts";
 import { logTo, type Log } from "./log.ts";
 
-export const TOFU_VERSION = "1.10.6";
+export const TOFU_VERSION = "1.12.6";
 const TOFU_MODULE = "github.com/opentofu/opentofu";
 
 /** `<cache>/tofu-v<version>/bin/tofu`, in the same cache as the Pulumi CLI. */
@@ -50,7 +50,7 @@ export async function ensureTofu(log: Log = logTo("tofu")): Promise<string> {
       version: TOFU_VERSION,
       pkg: "./cmd/tofu",
       moduleDir: downloadModule,
-      // dev=no: a release build (`tofu version` says v1.10.6, not v1.10.6-dev).
+      // dev=no: a release build (`tofu version` says v1.12.6, not v1.12.6-dev).
       ldflags: "-s -w -X github.com/opentofu/opentofu/version.dev=no",
       versionInPath: true,
     },

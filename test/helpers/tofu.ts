@@ -1,11 +1,13 @@
 /**
  * OpenTofu projects pointed at a test server, run with the real `tofu` (scripts/toolchain/tofu.ts)
  * as a user runs it: the provider installed offline from a local filesystem mirror that holds
- * this checkout's `terraform-provider-cws`, `tofu init` resolving it from there.
+ * this checkout's `terraform-provider-cws`, `tofu init` resolving it from there. A project may
+ * run another tofu than the one setup builds (an older release, to see what its users get).
  */
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inflateRawSync } from "node:zlib";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { runProcess } from "../../scripts/run.ts";
 import { tofuPath } from "../../scripts/toolchain/tofu.ts";
@@ -51,6 +53,7 @@ export function tofuProject(
   server: ApiServer,
   source: string | Record<string, string>,
   env: Record<string, string> = {},
+  tofu: string = tofuPath(),
 ): TofuProject {
   const root = mkdtempSync(join(tmpdir(), "cws-tofu-"));
   const dir = join(root, "project");
@@ -85,7 +88,7 @@ export function tofuProject(
     dir,
     run: async (...args) => {
       const flags = args[0] === "init" || args[0] === "version" ? [] : ["-no-color"];
-      const r = await runProcess(tofuPath(), [...args, ...flags], {
+      const r = await runProcess(tofu, [...args, ...flags], {
         cwd: dir,
         env: fullEnv,
         allowFailure: true,
@@ -95,4 +98,30 @@ export function tofuProject(
     write: (name, text) => writeFileSync(join(dir, name), text),
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
+}
+
+/**
+ * The files of a saved plan (`tofu plan -out`), a zip archive, by name with their content
+ * uncompressed: what a search of the plan file for a secret must look at.
+ */
+export function planFileEntries(path: string): Record<string, Buffer> {
+  const zip = readFileSync(path);
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (end < 0) throw new Error(`${path} is not a zip archive`);
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const out: Record<string, Buffer> = {};
+  for (let i = 0; i < count; i++) {
+    const method = zip.readUInt16LE(at + 10);
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const skip = nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+    const name = zip.toString("utf8", at + 46, at + 46 + nameLength);
+    const local = zip.readUInt32LE(at + 42);
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = zip.subarray(start, start + size);
+    out[name] = method === 8 ? inflateRawSync(data) : Buffer.from(data);
+    at += 46 + skip;
+  }
+  return out;
 }

@@ -203,6 +203,16 @@ describe("Volume, SshKey and WorkloadTemplate", () => {
     ]);
   });
 
+  it("takes an imported template's source sandbox (never returned by the service) as the program's", () => {
+    const { SandboxTemplate } = RESOURCES as Required<typeof RESOURCES>;
+    const tpl = { name: "golden", sourceSandbox: "sb-1", description: "d" };
+    const imported = { name: "golden", description: "d" };
+    expect(SandboxTemplate!.diff("t", imported, tpl).changes).toBe(false);
+    expect(SandboxTemplate!.diff("t", tpl, { ...tpl, sourceSandbox: "sb-2" }).replaces).toEqual([
+      "sourceSandbox",
+    ]);
+  });
+
   it("validates a template manifest as a create body of the template's type", () => {
     const ok = {
       name: "t",
