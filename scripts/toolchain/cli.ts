@@ -20,8 +20,14 @@ const TOOLS: Record<string, () => Promise<Steps>> = {
     return { all: async () => console.log(join(await ensurePulumi(), "bin", "pulumi")) };
   },
   async tofu() {
-    const { ensureTofu } = await import("./tofu.ts");
-    return { all: async () => console.log(await ensureTofu()) };
+    const { OLDEST_TOFU_VERSION, ensureTofu } = await import("./tofu.ts");
+    return {
+      all: async () => {
+        console.log(await ensureTofu());
+        // The release before write-only attributes, for the tests of what it gets.
+        await ensureTofu(OLDEST_TOFU_VERSION);
+      },
+    };
   },
   async languages() {
     const { ensureGoModules, ensurePythonEnv, generateSdks } = await import("./languages.ts");

@@ -14,6 +14,11 @@ import { ensureCachedBuild, toolchainCache } from "./go-build.ts";
 import { logTo, type Log } from "./log.ts";
 
 export const TOFU_VERSION = "1.12.6";
+/**
+ * The oldest OpenTofu the tests run: a release before write-only attributes and resource
+ * identity, to show what users of such a release get (a clear error, not a crash).
+ */
+export const OLDEST_TOFU_VERSION = "1.10.6";
 const TOFU_MODULE = "github.com/opentofu/opentofu";
 
 /** `<cache>/tofu-v<version>/bin/tofu`, in the same cache as the Pulumi CLI. */
@@ -23,8 +28,8 @@ export function tofuPath(version = TOFU_VERSION): string {
 }
 
 /** The OpenTofu module downloaded by Go into its module cache; resolves to its directory. */
-async function downloadModule(): Promise<string> {
-  const module = `${TOFU_MODULE}@v${TOFU_VERSION}`;
+async function downloadModule(version: string): Promise<string> {
+  const module = `${TOFU_MODULE}@v${version}`;
   const r = await runProcess("go", ["mod", "download", "-json", module], {
     cwd: tmpdir(),
     env: { ...process.env, GOFLAGS: "-mod=mod" },
@@ -40,21 +45,24 @@ async function downloadModule(): Promise<string> {
   return info.Dir;
 }
 
-/** The cached tofu, built from the Go module proxy first when missing (about 5 minutes on 2 cores). */
-export async function ensureTofu(log: Log = logTo("tofu")): Promise<string> {
+/**
+ * The cached tofu of `version`, built from the Go module proxy first when missing (a few minutes
+ * on 2 cores).
+ */
+export async function ensureTofu(version = TOFU_VERSION, log: Log = logTo("tofu")): Promise<string> {
   const chosen = process.env.CWS_TOFU;
   if (chosen && existsSync(chosen)) return chosen;
   return ensureCachedBuild(
     {
       what: "OpenTofu",
-      version: TOFU_VERSION,
+      version,
       pkg: "./cmd/tofu",
-      moduleDir: downloadModule,
+      moduleDir: () => downloadModule(version),
       // dev=no: a release build (`tofu version` says v1.12.6, not v1.12.6-dev).
       ldflags: "-s -w -X github.com/opentofu/opentofu/version.dev=no",
       versionInPath: true,
     },
-    tofuPath(),
+    tofuPath(version),
     log,
   );
 }

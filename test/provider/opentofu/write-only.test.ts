@@ -255,7 +255,7 @@ describe("write-only secrets: plans", () => {
       registryAuth: { server: "registry.example.com", username: "ci", password: "s3cret" },
     };
     const config = withWo(2);
-    const planned = { ...priorWo(2), status: UNKNOWN_VALUE };
+    const planned: Record<string, MsgValue> = { ...priorWo(2), status: UNKNOWN_VALUE };
     const applied = appliedState(WORKLOAD, planned, "wl-1", outputs, config);
     expect(applied.registry_auth).toEqual(auth({ password_wo_version: 2 }));
     expect(applied.status).toBe("running");
