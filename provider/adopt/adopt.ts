@@ -16,6 +16,10 @@ import { tfResource, tofuFile } from "./tofu.ts";
 export const FORMATS = ["pulumi", "tofu"] as const;
 export type Format = (typeof FORMATS)[number];
 
+/** How the OpenTofu file's import blocks name each object: by identity (OpenTofu/Terraform 1.12+) or by id. */
+export const IMPORT_BY = ["identity", "id"] as const;
+export type ImportBy = (typeof IMPORT_BY)[number];
+
 export interface AdoptOptions {
   format: Format;
   /** The org's slug (said in the file's header). */
@@ -26,6 +30,8 @@ export interface AdoptOptions {
   name?: string;
   /** Only the workloads and sandboxes of this project, with what they use. */
   project?: string;
+  /** With --format tofu: import blocks by identity (the default) or by id. */
+  importBy?: ImportBy;
   /** Reads at a time (default 8). */
   concurrency?: number;
 }
@@ -97,6 +103,11 @@ export async function adoptOrg(
   const secrets = objects.flatMap((o) => missingSecrets(o, { hcl: names.get(o.uid) }));
   const byObject = new Map<string, MissingSecret[]>();
   for (const s of secrets) byObject.set(s.object.uid, [...(byObject.get(s.object.uid) ?? []), s]);
-  const text = tofuFile(objects, { org: opts.org, names, secrets: byObject });
+  const text = tofuFile(objects, {
+    org: opts.org,
+    names,
+    secrets: byObject,
+    importBy: opts.importBy ?? "identity",
+  });
   return { text, objects, names, secrets };
 }

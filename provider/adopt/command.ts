@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { CwsClient, isAuthError } from "../../client/index.ts";
 import { SETTINGS, baseUrlProblem, resolveSettings, type SettingKey } from "../frontend/settings.ts";
 import { messageOf } from "../core/values.ts";
-import { FORMATS, adoptOrg, kindOf, type Format } from "./adopt.ts";
+import { FORMATS, IMPORT_BY, adoptOrg, kindOf, type Format, type ImportBy } from "./adopt.ts";
 import { ADOPT_KINDS } from "./inventory.ts";
 import type { MissingSecret } from "./secrets.ts";
 
@@ -26,6 +26,8 @@ workload templates) and writes what adopts them, without changing anything on th
 Options:
   --format F        pulumi or tofu (required)
   --out FILE        write to FILE instead of standard output
+  --import-by B     tofu: import blocks by identity (default; OpenTofu and Terraform 1.12+) or
+                    by id (older releases)
   --type T          only this kind (repeatable, or comma-separated): ${ADOPT_KINDS.join(", ")}
   --name GLOB       only objects whose name matches GLOB (* and ?)
   --project P       only the workloads and sandboxes of project P, with the volumes, SSH keys,
@@ -54,6 +56,7 @@ const MISSING: Record<SettingKey, string> = {
 
 interface AdoptOptions {
   format: Format;
+  importBy?: ImportBy;
   out?: string;
   types?: string[];
   name?: string;
@@ -72,6 +75,7 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): AdoptOptions | "help"
       allowPositionals: false,
       options: {
         format: { type: "string" },
+        "import-by": { type: "string" },
         out: { type: "string" },
         type: { type: "string", multiple: true },
         name: { type: "string" },
@@ -116,8 +120,14 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): AdoptOptions | "help"
   if (problem) throw new UsageError(problem);
   if (new URL(baseUrl).username || new URL(baseUrl).password)
     throw new UsageError(`${urlFrom} must not carry credentials: the token goes in ${SETTINGS.apiToken.env}`);
+  const importBy = values["import-by"];
+  if (importBy !== undefined && !IMPORT_BY.includes(importBy as ImportBy))
+    throw new UsageError(`--import-by must be identity or id (got '${importBy}')`);
+  if (importBy !== undefined && format !== "tofu")
+    throw new UsageError("--import-by goes with --format tofu (pulumi import takes ids)");
   return {
     format: format as Format,
+    importBy: importBy as ImportBy | undefined,
     out: values.out,
     types: kinds,
     name: values.name,
@@ -168,6 +178,7 @@ export async function adoptCommand(
   try {
     result = await adoptOrg(client, {
       format: s.format,
+      importBy: s.importBy,
       org: s.org,
       types: s.types,
       name: s.name,

@@ -61,6 +61,8 @@ export interface TofuFileOptions {
   names: ReadonlyMap<string, string>;
   /** The secrets each object lacks, by uid. */
   secrets: ReadonlyMap<string, MissingSecret[]>;
+  /** Import blocks by identity (`identity = { org, uid }`, OpenTofu 1.12+) or by id. */
+  importBy: "identity" | "id";
 }
 
 /** The attributes of an object's resource block, in the schema's order. */
@@ -128,7 +130,7 @@ export function tofuFile(ordered: Adopted[], opts: TofuFileOptions): string {
         [],
         [
           ["to", new Expr(address)],
-          ["id", o.uid],
+          opts.importBy === "identity" ? ["identity", { org: opts.org, uid: o.uid }] : ["id", o.uid],
         ],
       ) +
         "\n" +

@@ -89,7 +89,9 @@ describe("cws adopt", () => {
     const hcl = r.stdout;
     expect(hcl.match(/^import \{/gm)).toHaveLength(11);
     expect(hcl.match(/^resource "cws_/gm)).toHaveLength(11);
-    expect(hcl).toContain(`import {\n  to = cws_workload.web\n  id = "${org.web}"\n}`);
+    expect(hcl).toContain(
+      `import {\n  to = cws_workload.web\n  identity = {\n    org = "demo"\n    uid = "${org.web}"\n  }\n}`,
+    );
     expect(hcl).toContain(
       '  volumes = [\n    {\n      uid        = cws_volume.data.uid\n      mount_path = "/data"\n      read_only  = false\n    },\n  ]',
     );
@@ -113,6 +115,13 @@ describe("cws adopt", () => {
     expect(r.stderr).toMatch(
       /registryAuth\.password is never returned by the service; supply it as the OpenTofu variable workload_web_registry_password \(TF_VAR_workload_web_registry_password=<value>/,
     );
+  });
+
+  it("imports by id with --import-by id, for OpenTofu and Terraform before 1.12", async () => {
+    const r = await adopt(["--format", "tofu", "--import-by", "id"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`import {\n  to = cws_workload.web\n  id = "${org.web}"\n}`);
+    expect(r.stdout).not.toContain("identity =");
   });
 
   it("gives the same file for the same org and changes nothing on the service", async () => {
@@ -194,6 +203,8 @@ describe("cws adopt", () => {
       "--url must be an http(s) URL including /v3",
     );
     await usage(["--format", "tofu", "--frobnicate"], {}, "Unknown option '--frobnicate'");
+    await usage(["--format", "tofu", "--import-by", "name"], {}, "--import-by must be identity or id");
+    await usage(["--format", "pulumi", "--import-by", "id"], {}, "--import-by goes with --format tofu");
 
     const secret = "tok-never-printed-5d1e";
     const refused = await adopt(["--format", "tofu"], { CWS_API_TOKEN: secret });
