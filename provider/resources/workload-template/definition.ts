@@ -4,7 +4,7 @@
  * create body whose type is the template's.
  */
 import { z } from "zod";
-import { TemplateCreate, WorkloadTemplate, validateWorkloadCreate } from "../../../api/index.ts";
+import { NAME_RULES, TemplateCreate, WorkloadTemplate, validateWorkloadCreate } from "../../../api/index.ts";
 import { TIMESTAMPS, bodyInputsOf, uidOutput, type Definition, nameInput } from "../../core/definition.ts";
 import type { CheckFailure, Props } from "../../core/types.ts";
 import { containsUnknown } from "../../core/unknowns.ts";
@@ -53,7 +53,7 @@ export const definition: Definition = {
   what: "workload template",
   description: "A reusable workload template (not a sandbox template).",
   inputs: {
-    name: nameInput("template"),
+    name: nameInput("template", NAME_RULES.object),
     description: {
       type: WorkloadTemplate.shape.description,
       description: "A description.",
