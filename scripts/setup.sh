@@ -5,7 +5,7 @@
 #   npm packages (including Node 24 from the npm registry), and the build (dist/),
 #   the Pulumi CLI and the YAML language host built from the Go module proxy (cached in ~/.cache/pulumi-cws),
 #   the Python and Go SDKs generated from schema.json, and the project venv (.venv) for Python
-#   (with moto[server], the S3-compatible store of the team-state tests),
+#   (with moto's S3 server, the S3-compatible store of the team-state tests),
 #   PostgreSQL for OpenTofu's pg backend in the team-state tests (test/helpers/team-backends.ts
 #   starts a throwaway server of each for the tests that use it).
 set -euo pipefail
