@@ -178,6 +178,8 @@ describe("Pulumi stacks sharing a DIY backend on S3 (moto) and one org", () => {
       const first = await workspace(fe, project, "main", stackConfig(server));
       const second = await workspace(fe, project, "main", stackConfig(server));
 
+      // The first job holds the lock for a while: its workload takes 8 s to come up.
+      await admin(server, "POST", "/orgs/demo/provisioning", { outcome: "running", delay_ms: 8_000 });
       // The second job starts while the first holds the lock (its engine has begun).
       let holding!: () => void;
       const locked = new Promise<void>((resolve) => (holding = resolve));
