@@ -33,7 +33,10 @@ export const listPageFields = PageQuery.shape;
 
 /** The name of a volume, SSH key or workload template, as a client gives it. */
 export const nameField = {
-  name: z.string().min(1, "name is required").max(64, "name must be at most 64 characters"),
+  name: z
+    .string()
+    .min(1, "name is required")
+    .max(LIMITS.objectNameMax, `name must be at most ${LIMITS.objectNameMax} characters`),
 };
 
 /** Lowercase slug: letters, digits and hyphens. */

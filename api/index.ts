@@ -3,6 +3,7 @@ export * from "./reasons.ts";
 export * from "./common.ts";
 export * from "./workload.ts";
 export * from "./workload-rules.ts";
+export * from "./names.ts";
 export * from "./workload-fields.ts";
 export * from "./property-names.ts";
 export * from "./sandbox.ts";

@@ -25,4 +25,6 @@ export const LIMITS = {
   terminalIdMax: 64,
   publishNameMax: 64,
   templateDisplayNameMax: 128,
+  /** Names of volumes, SSH keys and workload templates. */
+  objectNameMax: 64,
 } as const;

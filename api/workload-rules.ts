@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { LIMITS } from "./limits.ts";
+import { NAME_RULES, keepsNameRule } from "./names.ts";
 import type { Reason } from "./reasons.ts";
 import { SLUG } from "./common.ts";
 import { unsupportedFields } from "./workload-fields.ts";
@@ -12,24 +13,12 @@ export interface Violation {
   reason: Reason;
 }
 
-const NAME = /^[a-z0-9-]+$/;
-const SANDBOX_NAME = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 const HOSTNAME = /^(?=.{1,63}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;
 
 export function nameViolation(type: WorkloadType, name: string): Violation | undefined {
-  const pattern = type === "SANDBOX" ? SANDBOX_NAME : NAME;
-  if (name.length === 0 || name.length > LIMITS.workloadNameMax || !pattern.test(name)) {
-    const rule =
-      type === "SANDBOX"
-        ? "lowercase letters, digits and hyphens, no leading or trailing hyphen"
-        : "lowercase letters, digits and hyphens";
-    return {
-      field: "name",
-      reason: "WORKLOAD_NAME_INVALID",
-      message: `name must be 1-${LIMITS.workloadNameMax} characters of ${rule}`,
-    };
-  }
-  return undefined;
+  const rule = type === "SANDBOX" ? NAME_RULES.sandbox : NAME_RULES.workload;
+  if (keepsNameRule(rule, name)) return undefined;
+  return { field: "name", reason: "WORKLOAD_NAME_INVALID", message: `name must be ${rule.words}` };
 }
 
 export function portViolations(type: WorkloadType, ports: readonly Port[]): Violation[] {

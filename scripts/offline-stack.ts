@@ -24,6 +24,11 @@ export interface OfflineStackOptions {
   config?: ConfigMap;
   /** Extra environment for the engine and the provider plugins it starts. */
   env?: Record<string, string>;
+  /**
+   * A shared backend (an `s3://` bucket, another `file://` dir) instead of the temp dir's own:
+   * the stack is selected when it is there already (another workspace made it).
+   */
+  backendUrl?: string;
 }
 
 export interface OfflineStack {
@@ -76,8 +81,10 @@ export async function offlineStack(opts: OfflineStackOptions): Promise<OfflineSt
   // Provider plugins resolve `@pulumi/pulumi` and `pulumi-cws` from the project dir.
   symlinkSync(join(REPO_ROOT, "node_modules"), join(workDir, "node_modules"));
   const cmd = await pulumiCommand();
+  const backendUrl = opts.backendUrl ?? `file://${backend}`;
   const env: Record<string, string> = {
     ...offlineEnv(backend, home),
+    PULUMI_BACKEND_URL: backendUrl,
     // The provider process loads `pulumi-cws/provider/dynamic` by name: from the checkout's
     // sources (package.json exports), so it never runs a stale dist/.
     NODE_OPTIONS: [process.env.NODE_OPTIONS, SOURCE_CONDITION].filter(Boolean).join(" "),
@@ -89,9 +96,12 @@ export async function offlineStack(opts: OfflineStackOptions): Promise<OfflineSt
     pulumiCommand: cmd,
     envVars: env,
     program: opts.program,
-    projectSettings: { name: opts.projectName, runtime: "nodejs", backend: { url: `file://${backend}` } },
+    projectSettings: { name: opts.projectName, runtime: "nodejs", backend: { url: backendUrl } },
   });
-  const stack = await Stack.create(opts.stackName ?? "dev", ws);
+  const stackName = opts.stackName ?? "dev";
+  const stack = opts.backendUrl
+    ? await Stack.createOrSelect(stackName, ws)
+    : await Stack.create(stackName, ws);
   if (opts.config) await stack.setAllConfig(opts.config);
   return {
     stack,

@@ -4,7 +4,10 @@
 #   Chromium for the dashboard's browser test (test/e2e/browser/dashboard.test.ts drives /usr/bin/chromium),
 #   npm packages (including Node 24 from the npm registry), and the build (dist/),
 #   the Pulumi CLI and the YAML language host built from the Go module proxy (cached in ~/.cache/pulumi-cws),
-#   the Python and Go SDKs generated from schema.json, and the project venv (.venv) for Python.
+#   the Python and Go SDKs generated from schema.json, and the project venv (.venv) for Python
+#   (with moto's S3 server, the S3-compatible store of the team-state tests),
+#   PostgreSQL for OpenTofu's pg backend in the team-state tests (test/helpers/team-backends.ts
+#   starts a throwaway server of each for the tests that use it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +16,7 @@ if [ -z "${CWS_SKIP_APT:-}" ]; then
   packages=(bubblewrap python3 chromium)
   packages+=(python3-venv) # Python programs: the project's virtual environment (.venv)
   packages+=(openjdk-17-jdk-headless maven) # Java programs: javac and Maven (scripts/toolchain/java.ts)
+  packages+=(postgresql) # OpenTofu's pg state backend in test/e2e/teams (initdb and pg_ctl, psql)
   if [ -f server/sandbox/runtime/DEBIAN_PACKAGES ]; then
     while read -r p; do
       case "$p" in ""|\#*) ;; *) packages+=("$p") ;; esac

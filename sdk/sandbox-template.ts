@@ -3,8 +3,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import { CwsResource } from "./resource.ts";
 
 export interface SandboxTemplateArgs {
-  /** 1-64 letters, digits, '.', '_' or '-'. Replaces on change. */
-  name: pulumi.Input<string>;
+  /** 1-64 characters of letters, digits, dots, underscores and hyphens, starting with a letter or digit. Optional in Pulumi programs: by default the resource's logical name, a hyphen and seven random hex digits (shortened to fit), chosen at the first create and kept; the stack's pulumi:autonaming applies with the native plugin. Required in OpenTofu. Replaces on change. */
+  name?: pulumi.Input<string>;
   /** UID of the running sandbox whose files it snapshots; required to publish, absent from an imported template (the service does not report it). Replaces on change. */
   sourceSandbox?: pulumi.Input<string>;
   /** A display name, at most 128 characters. */
@@ -53,8 +53,8 @@ export class SandboxTemplate extends CwsResource {
   declare readonly createdAt: pulumi.Output<string>;
   /** When it was last changed. */
   declare readonly updatedAt: pulumi.Output<string>;
-  /** 1-64 letters, digits, '.', '_' or '-'. */
-  declare readonly name: pulumi.Output<string>;
+  /** 1-64 characters of letters, digits, dots, underscores and hyphens, starting with a letter or digit. Optional in Pulumi programs: by default the resource's logical name, a hyphen and seven random hex digits (shortened to fit), chosen at the first create and kept; the stack's pulumi:autonaming applies with the native plugin. Required in OpenTofu. */
+  declare readonly name: pulumi.Output<string | undefined>;
   /** UID of the running sandbox whose files it snapshots; required to publish, absent from an imported template (the service does not report it). */
   declare readonly sourceSandbox: pulumi.Output<string | undefined>;
   /** A display name, at most 128 characters. */

@@ -4,8 +4,8 @@ import { CwsResource } from "./resource.ts";
 import type { PortArgs } from "./types.ts";
 
 export interface SandboxArgs {
-  /** Lowercase letters, digits and hyphens, no leading or trailing hyphen; at most 32. */
-  name: pulumi.Input<string>;
+  /** 1-32 characters of lowercase letters, digits and hyphens, no leading or trailing hyphen. Optional in Pulumi programs: by default the resource's logical name, a hyphen and seven random hex digits (shortened to fit), chosen at the first create and kept; the stack's pulumi:autonaming applies with the native plugin. Required in OpenTofu. */
+  name?: pulumi.Input<string>;
   /** UID of a READY sandbox template (getSandboxTemplates). Give this or forkFrom. Replaces on change. */
   template?: pulumi.Input<string>;
   /** UID of a running sandbox to fork: the new sandbox starts with a copy of its files. Replaces on change. */
@@ -89,8 +89,8 @@ export class Sandbox extends CwsResource {
   declare readonly createdAt: pulumi.Output<string>;
   /** When it was last changed. */
   declare readonly updatedAt: pulumi.Output<string>;
-  /** Lowercase letters, digits and hyphens, no leading or trailing hyphen; at most 32. */
-  declare readonly name: pulumi.Output<string>;
+  /** 1-32 characters of lowercase letters, digits and hyphens, no leading or trailing hyphen. Optional in Pulumi programs: by default the resource's logical name, a hyphen and seven random hex digits (shortened to fit), chosen at the first create and kept; the stack's pulumi:autonaming applies with the native plugin. Required in OpenTofu. */
+  declare readonly name: pulumi.Output<string | undefined>;
   /** UID of a READY sandbox template (getSandboxTemplates). Give this or forkFrom. */
   declare readonly template: pulumi.Output<string | undefined>;
   /** UID of a running sandbox to fork: the new sandbox starts with a copy of its files. */

@@ -3,8 +3,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import { CwsResource } from "./resource.ts";
 
 export interface SshKeyArgs {
-  /** The key's name. */
-  name: pulumi.Input<string>;
+  /** The key's name (1-64 characters of any kind). Optional in Pulumi programs: by default the resource's logical name, a hyphen and seven random hex digits (shortened to fit), chosen at the first create and kept; the stack's pulumi:autonaming applies with the native plugin. Required in OpenTofu. */
+  name?: pulumi.Input<string>;
   /** The public key (ssh-ed25519, ssh-rsa or ecdsa-sha2-*); the comment after it is ignored when comparing. Replaces on change. */
   publicKey: pulumi.Input<string>;
   /** UID of an object that already exists on the service. Create takes it under management instead of making a new one: fields that only change by replacement must match, the others are updated to the program's values. */
@@ -27,8 +27,8 @@ export class SshKey extends CwsResource {
   declare readonly createdAt: pulumi.Output<string>;
   /** When it was last changed. */
   declare readonly updatedAt: pulumi.Output<string>;
-  /** The key's name. */
-  declare readonly name: pulumi.Output<string>;
+  /** The key's name (1-64 characters of any kind). Optional in Pulumi programs: by default the resource's logical name, a hyphen and seven random hex digits (shortened to fit), chosen at the first create and kept; the stack's pulumi:autonaming applies with the native plugin. Required in OpenTofu. */
+  declare readonly name: pulumi.Output<string | undefined>;
   /** The public key (ssh-ed25519, ssh-rsa or ecdsa-sha2-*); the comment after it is ignored when comparing. */
   declare readonly publicKey: pulumi.Output<string>;
   /** UID of an object that already exists on the service. Create takes it under management instead of making a new one: fields that only change by replacement must match, the others are updated to the program's values. */

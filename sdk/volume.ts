@@ -3,8 +3,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import { CwsResource } from "./resource.ts";
 
 export interface VolumeArgs {
-  /** The volume's name. */
-  name: pulumi.Input<string>;
+  /** The volume's name (1-64 characters of any kind). Optional in Pulumi programs: by default the resource's logical name, a hyphen and seven random hex digits (shortened to fit), chosen at the first create and kept; the stack's pulumi:autonaming applies with the native plugin. Required in OpenTofu. */
+  name?: pulumi.Input<string>;
   /** Size in megabytes. Replaces on change. */
   sizeInMb: pulumi.Input<number>;
   /** The inventory resource it is provisioned on, e.g. gpu-rental-small. Replaces on change. Python: `resource_name_`. */
@@ -56,8 +56,8 @@ export class Volume extends CwsResource {
   declare readonly createdAt: pulumi.Output<string>;
   /** When it was last changed. */
   declare readonly updatedAt: pulumi.Output<string>;
-  /** The volume's name. */
-  declare readonly name: pulumi.Output<string>;
+  /** The volume's name (1-64 characters of any kind). Optional in Pulumi programs: by default the resource's logical name, a hyphen and seven random hex digits (shortened to fit), chosen at the first create and kept; the stack's pulumi:autonaming applies with the native plugin. Required in OpenTofu. */
+  declare readonly name: pulumi.Output<string | undefined>;
   /** Size in megabytes. */
   declare readonly sizeInMb: pulumi.Output<number>;
   /** The inventory resource it is provisioned on, e.g. gpu-rental-small. */

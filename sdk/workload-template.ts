@@ -13,8 +13,8 @@ export type WorkloadManifest = Omit<
 };
 
 export interface WorkloadTemplateArgs {
-  /** The template's name. */
-  name: pulumi.Input<string>;
+  /** The template's name (1-64 characters of any kind). Optional in Pulumi programs: by default the resource's logical name, a hyphen and seven random hex digits (shortened to fit), chosen at the first create and kept; the stack's pulumi:autonaming applies with the native plugin. Required in OpenTofu. */
+  name?: pulumi.Input<string>;
   /** A description. */
   description?: pulumi.Input<string>;
   /** The workload type it makes: RENTAL, VM or BM. Replaces on change. */
@@ -39,8 +39,8 @@ export class WorkloadTemplate extends CwsResource {
   declare readonly createdAt: pulumi.Output<string>;
   /** When it was last changed. */
   declare readonly updatedAt: pulumi.Output<string>;
-  /** The template's name. */
-  declare readonly name: pulumi.Output<string>;
+  /** The template's name (1-64 characters of any kind). Optional in Pulumi programs: by default the resource's logical name, a hyphen and seven random hex digits (shortened to fit), chosen at the first create and kept; the stack's pulumi:autonaming applies with the native plugin. Required in OpenTofu. */
+  declare readonly name: pulumi.Output<string | undefined>;
   /** A description. */
   declare readonly description: pulumi.Output<string | undefined>;
   /** The workload type it makes: RENTAL, VM or BM. */

@@ -13,8 +13,8 @@ import type {
 export interface WorkloadArgs {
   /** RENTAL (a container), VM or BM; a sandbox is the Sandbox resource. Replaces on change. */
   type: pulumi.Input<"RENTAL" | "VM" | "BM">;
-  /** Lowercase letters, digits and hyphens; at most 32. */
-  name: pulumi.Input<string>;
+  /** 1-32 characters of lowercase letters, digits and hyphens. Optional in Pulumi programs: by default the resource's logical name, a hyphen and seven random hex digits (shortened to fit), chosen at the first create and kept; the stack's pulumi:autonaming applies with the native plugin. Required in OpenTofu. */
+  name?: pulumi.Input<string>;
   /** RENTAL: a container image; VM and BM: an image name (getVmImages, getBmImages). Changing it redeploys a deployed workload. */
   image: pulumi.Input<string>;
   /** The inventory resource, e.g. gpu-rental-small, vm-standard or bm-h100-8x. Replaces on change. Python: `resource_name_`. */
@@ -137,8 +137,8 @@ export class Workload extends CwsResource {
   declare readonly updatedAt: pulumi.Output<string>;
   /** RENTAL (a container), VM or BM; a sandbox is the Sandbox resource. */
   declare readonly type: pulumi.Output<"RENTAL" | "VM" | "BM">;
-  /** Lowercase letters, digits and hyphens; at most 32. */
-  declare readonly name: pulumi.Output<string>;
+  /** 1-32 characters of lowercase letters, digits and hyphens. Optional in Pulumi programs: by default the resource's logical name, a hyphen and seven random hex digits (shortened to fit), chosen at the first create and kept; the stack's pulumi:autonaming applies with the native plugin. Required in OpenTofu. */
+  declare readonly name: pulumi.Output<string | undefined>;
   /** RENTAL: a container image; VM and BM: an image name (getVmImages, getBmImages). */
   declare readonly image: pulumi.Output<string>;
   /** The inventory resource, e.g. gpu-rental-small, vm-standard or bm-h100-8x. */

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# The three Pulumi jobs every team wires into CI, as one plain shell script:
+# The Pulumi jobs teams wire into CI, as one plain shell script:
 #
 #   pulumi-ci.sh preview   pull request: show what would change (`pulumi preview --diff`)
 #   pulumi-ci.sh up        merge to the main branch: apply it (`pulumi up --yes --refresh`;
 #                          the refresh first makes the update repair any drift too)
 #   pulumi-ci.sh drift     schedule: fail when the service no longer matches the stack
 #                          (`pulumi preview --refresh --expect-no-changes`)
+#   pulumi-ci.sh review    pull request: deploy the pull request's own stack (PULUMI_STACK=pr-123),
+#                          made on first use (`pulumi stack select --create`, then `pulumi up`)
+#   pulumi-ci.sh cleanup   pull request closed: destroy the review stack's objects and remove
+#                          the stack (`pulumi destroy --remove`); nothing to do when it is gone
+#
+# Review stacks of one program live side by side in one org when the program leaves `name` unset
+# (each object gets its logical name and a random suffix, kept in the stack's state); run one job
+# per stack at a time (the CI system's concurrency group): see docs/teams.md.
 #
 # Run it in the Pulumi project's directory (or set PULUMI_PROJECT_DIR). The stack is
 # PULUMI_STACK (required). Credentials come from the environment as for any Pulumi run: the
@@ -18,7 +26,7 @@
 set -uo pipefail
 
 usage() {
-  echo "usage: $0 preview|up|drift   (with PULUMI_STACK set)" >&2
+  echo "usage: $0 preview|up|drift|review|cleanup   (with PULUMI_STACK set)" >&2
   exit 2
 }
 
@@ -37,6 +45,18 @@ case "$cmd" in
     ;;
   up)
     pulumi up "${common[@]}" --yes --refresh --skip-preview --diff || exit 2
+    ;;
+  review)
+    pulumi stack select --create "$PULUMI_STACK" --non-interactive || exit 2
+    pulumi up "${common[@]}" --yes --skip-preview --diff || exit 2
+    ;;
+  cleanup)
+    if ! pulumi stack select "$PULUMI_STACK" --non-interactive >/dev/null 2>&1; then
+      echo "nothing to clean up: there is no stack $PULUMI_STACK"
+      exit 0
+    fi
+    pulumi destroy "${common[@]}" --yes --skip-preview --remove || exit 2
+    echo "the stack $PULUMI_STACK is destroyed and removed"
     ;;
   drift)
     if ! command -v jq >/dev/null 2>&1; then

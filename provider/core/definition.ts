@@ -6,7 +6,7 @@
  * (scripts/gen.ts) derive the schema, the SDK classes and the reference pages.
  */
 import { z } from "zod";
-import { Timestamp } from "../../api/index.ts";
+import { Timestamp, type NameRule } from "../../api/index.ts";
 import type { FieldRule, Normaliser } from "./diff.ts";
 import type { CheckFailure, ChangeKind, Props } from "./types.ts";
 import { fromStateSummary, type Renames, type WireName } from "./wire.ts";
@@ -23,6 +23,12 @@ export interface InputDef {
    */
   role?: "path" | "provider";
   required?: boolean;
+  /**
+   * The input is the object's name, auto-named when the program leaves it unset (naming.ts):
+   * optional in Pulumi programs, required where the front end has no auto-naming (OpenTofu).
+   * `rule` is the kind's name rule, which auto-names are fitted to.
+   */
+  autoName?: NameRule;
   /** The value an unset input means (compared even when unset). */
   default?: unknown;
   secret?: boolean;
@@ -92,12 +98,19 @@ export const uidOutput = (what: string): OutputDef => ({
   description: `The ${what}'s uid (its id).`,
 });
 
-/** The name input of a resource that is renamed in place (`noun`: how its description names it). */
-export const nameInput = (noun: string): InputDef => ({
+/** How every name input's description ends: what an unset name means. */
+export const AUTO_NAME_NOTE =
+  "Optional in Pulumi programs: by default the resource's logical name, a hyphen and seven random hex digits (shortened to fit), chosen at the first create and kept; the stack's pulumi:autonaming applies with the native plugin. Required in OpenTofu.";
+
+/**
+ * The name input of a resource that is renamed in place (`noun`: how its description names it;
+ * `rule`: its kind's name rule), auto-named when unset.
+ */
+export const nameInput = (noun: string, rule: NameRule): InputDef => ({
   type: z.string(),
-  description: `The ${noun}'s name.`,
+  description: `The ${noun}'s name (${rule.words}). ${AUTO_NAME_NOTE}`,
   change: "update",
-  required: true,
+  autoName: rule,
 });
 
 /**
@@ -195,5 +208,9 @@ export const requiredOf = (def: Definition) =>
   Object.entries(def.inputs)
     .filter(([, p]) => p.required)
     .map(([k]) => k);
+
+/** The inputs auto-named when unset (a resource's `name`), with their rule. */
+export const autoNamedOf = (def: Definition) =>
+  Object.entries(def.inputs).flatMap(([k, p]) => (p.autoName ? [[k, p.autoName] as const] : []));
 
 export const isAdoptable = (def: Definition) => def.inputs.adoptUid !== undefined;

@@ -5,11 +5,13 @@
  * mapping of what the service has back to inputs and outputs are all here, once.
  */
 import { diffFields, keepProgramShape, type FieldRule } from "./diff.ts";
-import { isAdoptable, renamesOf, requiredOf, rulesOf, type Definition } from "./definition.ts";
+import { autoNamedOf, isAdoptable, renamesOf, requiredOf, rulesOf, type Definition } from "./definition.ts";
+import { chooseName } from "./naming.ts";
 import { withBudget } from "./timeouts.ts";
 import {
   PartialStateError,
   type ChangeKind,
+  type CheckFailure,
   type Context,
   type DiffResult,
   type Props,
@@ -80,6 +82,7 @@ export function resource<R extends object>(def: Definition, ctl: Controller<R>):
   const renames = renamesOf(def);
   const outputNames = Object.keys(def.outputs);
   const required = requiredOf(def);
+  const autoNamed = autoNamedOf(def);
   const { what } = def;
 
   // A secret the service never returns (a password), missing from an existing object's last
@@ -164,8 +167,18 @@ export function resource<R extends object>(def: Definition, ctl: Controller<R>):
   return withBudget({
     name: def.name,
 
-    check(olds, news) {
-      const failures = def.validate?.(olds, news) ?? [];
+    check(olds, given, naming) {
+      // The name first (an auto-name when unset): the rules below check the name that is sent.
+      const news = { ...given };
+      const failures: CheckFailure[] = [];
+      const leftToService = new Set<string>();
+      for (const [k, rule] of autoNamed) {
+        const choice = chooseName(k, rule, what, olds, news, naming);
+        if (choice.failure) failures.push(choice.failure);
+        else if (choice.name !== undefined) news[k] = choice.name;
+        else leftToService.add(k); // adoption without a name: the object keeps its own
+      }
+      for (const f of def.validate?.(olds, news) ?? []) if (!leftToService.has(f.property)) failures.push(f);
       for (const k of required)
         if (news[k] === undefined) failures.push({ property: k, reason: `${k} is required` });
       return {

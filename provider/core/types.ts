@@ -28,6 +28,19 @@ export interface CheckResult {
   failures: CheckFailure[];
 }
 
+/**
+ * What a Pulumi front end knows for naming a resource whose program leaves `name` unset
+ * (naming.ts).
+ */
+export interface Autonaming {
+  /** The resource's logical name (the last part of its URN). */
+  logicalName: string;
+  /** Random bytes the engine gave for this resource; fresh ones are drawn when absent. */
+  seed?: Uint8Array;
+  /** The stack's `pulumi:autonaming` as the engine sends it; absent: the provider's default. */
+  engine?: { mode: "propose" | "enforce" | "disable"; proposedName: string };
+}
+
 export type ChangeKind = "update" | "redeploy" | "replace";
 
 export interface DiffResult {
@@ -63,7 +76,11 @@ export interface ReadResult {
 export interface ResourceModule {
   /** Type name within the package, e.g. "Workload". */
   name: string;
-  check(olds: Props, news: Props): CheckResult;
+  /**
+   * `naming`: what the Pulumi front ends know to auto-name a resource whose program leaves
+   * `name` unset (naming.ts); without it (OpenTofu) `name` is required.
+   */
+  check(olds: Props, news: Props, naming?: Autonaming): CheckResult;
   diff(id: string, olds: Props, news: Props): DiffResult;
   create(ctx: Context, inputs: Props): Promise<{ id: string; outputs: Props }>;
   read(ctx: Context, id: string, olds: Props): Promise<ReadResult | undefined>;

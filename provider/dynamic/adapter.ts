@@ -5,6 +5,7 @@
  */
 import type * as Client from "../../client/client.ts";
 import { Planned } from "../core/diff-words.ts";
+import type { Autonaming } from "../core/naming.ts";
 import { fromState, toState } from "../core/state.ts";
 import { PartialStateError, type Context, type Props } from "../core/types.ts";
 import { Session } from "../frontend/session.ts";
@@ -83,8 +84,18 @@ function rethrow(e: unknown): never {
 /** The resources checked in this process: diff speaks for those only (diff-words.ts). */
 const planned = new Planned();
 
+/**
+ * Naming for a resource whose program leaves `name` unset: the engine gives a dynamic provider no
+ * pulumi:autonaming, so the logical name (the last part of the URN the class hands over) and a
+ * random suffix (core/naming.ts). Without the URN (a class of an older release) nothing is named.
+ */
+function autonamingOf(news: Props): Autonaming | undefined {
+  const urn = news[URN];
+  return typeof urn === "string" ? { logicalName: urn.split("::").slice(3).join("::") } : undefined;
+}
+
 export function check(type: string, olds: Props, news: Props) {
-  const r = resourceModule(type).check(old(type, olds), clean(news));
+  const r = resourceModule(type).check(old(type, olds), clean(news), autonamingOf(news));
   if (typeof news[URN] === "string") planned.checked(news[URN]);
   return { inputs: checked(r.inputs, news), failures: r.failures };
 }

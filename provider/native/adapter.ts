@@ -10,6 +10,7 @@ import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
 import { CwsClient } from "../../client/index.ts";
 import { Planned } from "../core/diff-words.ts";
 import { fromState, toState } from "../core/state.ts";
+import type { Autonaming } from "../core/naming.ts";
 import type { CheckFailure, Context } from "../core/types.ts";
 import type { EngineLog } from "../frontend/engine-log.ts";
 import { Session } from "../frontend/session.ts";
@@ -38,6 +39,29 @@ function failuresOf(failures: CheckFailure[]) {
     pf.setReason(f.reason);
     return pf;
   });
+}
+
+const MODES = {
+  [providerPb.CheckRequest.AutonamingOptions.Mode.PROPOSE]: "propose",
+  [providerPb.CheckRequest.AutonamingOptions.Mode.ENFORCE]: "enforce",
+  [providerPb.CheckRequest.AutonamingOptions.Mode.DISABLE]: "disable",
+} as const;
+
+/**
+ * What the engine tells a Check for naming the resource (core/naming.ts): its logical name, its
+ * random seed, and the stack's pulumi:autonaming (sent because Configure says the plugin
+ * supports it; absent when the stack leaves it at its default).
+ */
+function autonamingOf(req: InstanceType<typeof providerPb.CheckRequest>): Autonaming {
+  const options = req.getAutonaming();
+  const seed = req.getRandomseed_asU8();
+  return {
+    logicalName: req.getName() || parseUrn(req.getUrn()).name,
+    ...(seed.length ? { seed } : {}),
+    ...(options
+      ? { engine: { mode: MODES[options.getMode()], proposedName: options.getProposedName() } }
+      : {}),
+  };
 }
 
 export class CwsPlugin {
@@ -103,6 +127,8 @@ export class CwsPlugin {
     res.setSupportspreview(true);
     res.setAcceptresources(false);
     res.setAcceptoutputs(false);
+    // The engine then sends the stack's pulumi:autonaming with each Check (autonamingOf).
+    res.setSupportsAutonamingConfiguration(true);
     return res;
   }
 
@@ -117,7 +143,7 @@ export class CwsPlugin {
     const urn = req.getUrn();
     const olds = decodeState(urn, req.getOlds());
     const news = decode(req.getNews());
-    const r = moduleFor(urn).check(olds.props, news.props);
+    const r = moduleFor(urn).check(olds.props, news.props, autonamingOf(req));
     this.#planned.checked(urn);
     const res = new providerPb.CheckResponse();
     res.setInputs(encode(toState(r.inputs), [...news.secrets, ...secretsOfUrn(urn)]));

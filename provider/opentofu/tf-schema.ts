@@ -247,7 +247,9 @@ export const tfName = (name: string) =>
 
 export function resourcesOf(schema: PackageSchema): TfResource[] {
   return Object.entries(schema.resources).map(([token, r]) => {
-    const required = r.requiredInputs ?? [];
+    // `name` is optional in the package schema because Pulumi auto-names it (core/naming.ts);
+    // HCL has no auto-naming, so it stays required here, as OpenTofu users expect.
+    const required = [...(r.requiredInputs ?? []), ...("name" in r.inputProperties ? ["name"] : [])];
     const secretFields = WRITE_ONLY_INPUTS[coreName(token)] ?? {};
     const twins: WriteOnlyTwin[] = [];
     const inputs = Object.entries(r.inputProperties).map(([k, p]) => {

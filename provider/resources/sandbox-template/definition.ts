@@ -2,9 +2,15 @@
  * SandboxTemplate: a USER sandbox template published from a running sandbox (a snapshot of its
  * files). Update: displayName, description. Replace: name, sourceSandbox.
  */
-import { PublishBody, SandboxTemplate } from "../../../api/index.ts";
+import { NAME_RULES, PublishBody, SandboxTemplate } from "../../../api/index.ts";
 import { z } from "zod";
-import { TIMESTAMPS, bodyInputsOf, readyTimeout, type Definition } from "../../core/definition.ts";
+import {
+  AUTO_NAME_NOTE,
+  TIMESTAMPS,
+  bodyInputsOf,
+  readyTimeout,
+  type Definition,
+} from "../../core/definition.ts";
 import { DEFAULT_READY_TIMEOUT_SEC } from "../../core/timeouts.ts";
 import { compact, pick } from "../../core/values.ts";
 import { contractFailures, toWire } from "../../core/wire.ts";
@@ -19,9 +25,9 @@ export const definition: Definition = {
   inputs: {
     name: {
       type: SandboxTemplate.shape.name,
-      description: "1-64 letters, digits, '.', '_' or '-'.",
+      description: `${NAME_RULES.sandboxTemplate.words}. ${AUTO_NAME_NOTE}`,
       change: "replace",
-      required: true,
+      autoName: NAME_RULES.sandboxTemplate,
     },
     // Required to publish (controller.ts), not in the schema: the service does not say which
     // sandbox an existing template came from, so an imported template has none.

@@ -5,9 +5,17 @@
  * redeploy, or replace.
  */
 import { z } from "zod";
-import { Port, WORKLOAD_FIELDS, Workload, changeOf, type WorkloadFieldName } from "../../../api/index.ts";
+import {
+  NAME_RULES,
+  Port,
+  WORKLOAD_FIELDS,
+  Workload,
+  changeOf,
+  type WorkloadFieldName,
+} from "../../../api/index.ts";
 import {
   ADOPT_UID,
+  AUTO_NAME_NOTE,
   TIMESTAMPS,
   readyTimeout,
   renamesOf,
@@ -58,8 +66,8 @@ export const definition: Definition = {
   inputs: withFieldChanges({
     name: {
       type: z.string(),
-      description: "Lowercase letters, digits and hyphens, no leading or trailing hyphen; at most 32.",
-      required: true,
+      description: `${NAME_RULES.sandbox.words}. ${AUTO_NAME_NOTE}`,
+      autoName: NAME_RULES.sandbox,
     },
     // A sandbox is a SANDBOX workload whose `image` is the UID of its sandbox template (spec 2.1).
     template: {

@@ -1,5 +1,5 @@
 /** SshKey: a public key that workloads reference. Update: name. Replace: publicKey. */
-import { SshKey, SshKeyCreate } from "../../../api/index.ts";
+import { NAME_RULES, SshKey, SshKeyCreate } from "../../../api/index.ts";
 import { z } from "zod";
 import {
   ADOPT_UID,
@@ -22,7 +22,7 @@ export const definition: Definition = {
   what: "SSH key",
   description: "An SSH public key that workloads and sandboxes reference by UID.",
   inputs: {
-    name: nameInput("key"),
+    name: nameInput("key", NAME_RULES.object),
     // The service takes the key as ssh_key and returns it as public_key_raw. The resource has one
     // name for both, which does not read like the key UIDs that a workload's `sshKeys` hold.
     publicKey: {

@@ -1,6 +1,6 @@
 /** Volume: persistent storage mounted on RENTAL workloads. Update: name. Replace: sizeInMb, resourceName. */
 import { z } from "zod";
-import { Volume, VolumeCreate } from "../../../api/index.ts";
+import { NAME_RULES, Volume, VolumeCreate } from "../../../api/index.ts";
 import {
   ADOPT_UID,
   TIMESTAMPS,
@@ -19,7 +19,7 @@ export const definition: Definition = {
   what: "volume",
   description: "A persistent volume, mounted on RENTAL workloads through their `volumes` input.",
   inputs: {
-    name: nameInput("volume"),
+    name: nameInput("volume", NAME_RULES.object),
     // The create body takes size_in_mb; the record reports it as `size` (also an output).
     sizeInMb: {
       type: z.number().int(),

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import {
+  NAME_RULES,
   TemplateCreate,
   WRITE_ONLY_FIELDS,
   WorkloadTemplate,
@@ -58,7 +59,7 @@ export const definition: Definition = {
   what: "workload template",
   description: "A reusable workload template (not a sandbox template).",
   inputs: {
-    name: nameInput("template"),
+    name: nameInput("template", NAME_RULES.object),
     description: {
       type: WorkloadTemplate.shape.description,
       description: "A description.",

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import {
   InventoryResource,
+  NAME_RULES,
   REDEPLOY_EXEMPT,
   WORKLOAD_FIELDS,
   WORKLOAD_SERVICE_FIELDS,
@@ -18,6 +19,7 @@ import {
 } from "../../../api/index.ts";
 import {
   ADOPT_UID,
+  AUTO_NAME_NOTE,
   PYTHON_RESOURCE_NAME,
   TIMESTAMPS,
   bodyInputsOf,
@@ -49,7 +51,10 @@ const FIELDS: Record<(typeof WORKLOAD_SERVICE_FIELDS)[number], Partial<InputDef>
       description: "RENTAL (a container), VM or BM; a sandbox is the Sandbox resource.",
       required: true,
     },
-    name: { description: "Lowercase letters, digits and hyphens; at most 32.", required: true },
+    name: {
+      description: `${NAME_RULES.workload.words}. ${AUTO_NAME_NOTE}`,
+      autoName: NAME_RULES.workload,
+    },
     image: {
       description: "RENTAL: a container image; VM and BM: an image name (getVmImages, getBmImages).",
       required: true,

@@ -1,6 +1,7 @@
 /**
- * The CI recipes of examples/ci run as a CI job runs them: `pulumi-ci.sh preview|up|drift` in a
- * project directory with the real CLI, against the embedded server.
+ * The CI recipes of examples/ci run as a CI job runs them: `pulumi-ci.sh
+ * preview|up|drift|review|cleanup` in a project directory with the real CLI, against the embedded
+ * server.
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -15,8 +16,12 @@ const SCRIPT = join(REPO_ROOT, "examples", "ci", "pulumi-ci.sh");
 const STACK_LIFE_MS = 300_000;
 
 /** `pulumi-ci.sh <mode>` in the project: its exit code and everything it printed. */
-async function recipe(p: ProgramDir, mode: string): Promise<{ code: number; out: string }> {
-  const env = { ...p.env, PULUMI_STACK: "prod" };
+async function recipe(
+  p: ProgramDir,
+  mode: string,
+  more: Record<string, string> = {},
+): Promise<{ code: number; out: string }> {
+  const env = { ...p.env, PULUMI_STACK: "prod", ...more };
   const r = await runProcess("bash", [SCRIPT, mode], { cwd: p.project, env, allowFailure: true });
   return { code: r.code ?? -1, out: r.stdout + r.stderr };
 }
@@ -80,6 +85,60 @@ describe("examples/ci/pulumi-ci.sh", () => {
         await pulumi("destroy", "--yes", "--skip-preview");
       } finally {
         p.cleanup();
+      }
+    },
+  );
+
+  it(
+    "review deploys two pull requests' stacks at once in one org, each with its own objects; cleanup destroys and removes one",
+    { timeout: STACK_LIFE_MS },
+    async () => {
+      // Two CI jobs: two checkouts of the project, one state backend (a bucket in real life).
+      const fixture = join(import.meta.dirname, "fixtures", "ci-review");
+      const [a, b] = [programDir("ci-review", fixture, server), programDir("ci-review", fixture, server)];
+      const backend = { PULUMI_BACKEND_URL: `file://${join(a.state, "backend")}` };
+      const job = (p: ProgramDir, mode: string, stack: string) =>
+        recipe(p, mode, { ...backend, PULUMI_STACK: stack });
+      const outputs = async (stack: string) =>
+        JSON.parse(
+          await run("pulumi", ["stack", "output", "--json", "--stack", stack, "--non-interactive"], {
+            cwd: a.project,
+            env: { ...a.env, ...backend },
+          }),
+        ) as { webName: string };
+      try {
+        const [r7, r8] = await Promise.all([job(a, "review", "pr-7"), job(b, "review", "pr-8")]);
+        for (const r of [r7, r8]) {
+          expect(r.code, r.out).toBe(0);
+          expect(r.out).toMatch(/\+ 3 created/);
+        }
+        const [web7, web8] = [(await outputs("pr-7")).webName, (await outputs("pr-8")).webName];
+        expect(web7).toMatch(/^web-[0-9a-f]{7}$/);
+        expect(web8).toMatch(/^web-[0-9a-f]{7}$/);
+        expect(web7).not.toBe(web8);
+        expect((await liveResources(server)).workloads.map((w) => w.name).sort()).toEqual(
+          [web7, web8].sort(),
+        );
+
+        // A new push to pull request 7: the same stack, nothing to change.
+        const again = await job(a, "review", "pr-7");
+        expect(again.code, again.out).toBe(0);
+        expect(again.out).toMatch(/3 unchanged/);
+
+        // Pull request 7 closes: its stack goes, pull request 8's objects stay.
+        const closed = await job(a, "cleanup", "pr-7");
+        expect(closed.code, closed.out).toBe(0);
+        expect(closed.out).toContain("the stack pr-7 is destroyed and removed");
+        expect((await liveResources(server)).workloads.map((w) => w.name)).toEqual([web8]);
+        const gone = await job(a, "cleanup", "pr-7");
+        expect(gone.code, gone.out).toBe(0);
+        expect(gone.out).toContain("nothing to clean up: there is no stack pr-7");
+
+        expect((await job(b, "cleanup", "pr-8")).code).toBe(0);
+        expect((await liveResources(server)).workloads).toEqual([]);
+      } finally {
+        a.cleanup();
+        b.cleanup();
       }
     },
   );
