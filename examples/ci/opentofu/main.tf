@@ -53,7 +53,6 @@ resource "cws_workload" "web" {
   name          = "web-${local.env}"
   image         = var.image
   resource_name = "gpu-rental-small"
-  ports         = [{ port = 8080 }]
   ssh_keys      = [cws_ssh_key.deploy.uid]
   volumes       = [{ uid = cws_volume.data.uid, mount_path = "/data" }]
 }
