@@ -8,9 +8,10 @@
  * - **A window of requests in flight**, adapted additively-increase / multiplicatively-decrease:
  *   a 429 halves it (once for the requests sent before the previous halving: one burst of 429s
  *   is one signal), each answer that is not a 429 or a 5xx widens it by 1/window, from 1 up to
- *   `maxInFlight` (default 64). It starts at 16 and, until the first 429, widens by 1 per answer
- *   (a slow start: the first burst against an unknown limit is small, and an unlimited service
- *   has the whole window after a few dozen answers).
+ *   `maxInFlight` (default 64). One request goes alone until the first answer (which tells
+ *   whether and how the service limits); then the window is 16 and, until the first 429, it
+ *   widens by 1 per answer (a slow start: no burst against an unknown limit, and an unlimited
+ *   service has the whole window after a few dozen answers).
  * - **Token buckets.** `maxRequestsPerSecond` caps the rate from the start (burst: the rate
  *   rounded up). And when the service says how much of its own limit is left (`RateLimit-Limit`,
  *   `RateLimit-Remaining`, `RateLimit-Reset` on its answers), the gate keeps a copy of the
@@ -138,6 +139,8 @@ export class RateGate {
   #window: number;
   /** Until the first 429: the window widens by one per answer. */
   #slowStart = true;
+  /** Until the first answer: one request at a time. */
+  #probing = true;
   /** Halvings so far: a 429 of a request sent before the last one does not halve again. */
   #epoch = 0;
   #pausedUntil = 0;
@@ -216,7 +219,7 @@ export class RateGate {
       if (!queue.length) return;
       const now = this.#clock.now();
       if (now < this.#pausedUntil) return this.#wake(this.#pausedUntil - now);
-      if (this.#inFlight >= Math.floor(this.#window)) return;
+      if (this.#inFlight >= (this.#probing ? 1 : Math.floor(this.#window))) return;
       const capWait = this.#cap?.waitMs(now) ?? 0;
       let serviceWait = this.#service?.waitMs(now) ?? 0;
       // A copy whose refill is not known yet: one request at a time finds out.
@@ -265,6 +268,7 @@ export class RateGate {
 
   #answer(epoch: number, { status, headers }: GateOutcome): void {
     const now = this.#clock.now();
+    if (status !== undefined) this.#probing = false;
     if (status === 429) {
       this.#rateLimited++;
       const reset = header(headers, "ratelimit-reset");

@@ -44,6 +44,12 @@ function ask(gate: RateGate, n: number, priority?: "poll") {
   return { granted, order };
 }
 
+/** A gate past its first answer (from a service that does not limit): the window is open. */
+async function warm(gate: RateGate): Promise<RateGate> {
+  (await gate.acquire()).release({ status: 200 });
+  return gate;
+}
+
 const limited = (remaining: number, reset = 1, limit = 50) => ({
   "ratelimit-limit": String(limit),
   "ratelimit-remaining": String(remaining),
@@ -51,25 +57,28 @@ const limited = (remaining: number, reset = 1, limit = 50) => ({
 });
 
 describe("rate gate", () => {
-  it("lets requests through at once while nothing limits them, the window opening by one per answer", async () => {
+  it("sends one request alone until the first answer, then opens the window by one per answer", async () => {
     const clock = new FakeClock();
     const gate = new RateGate({ clock });
-    const { granted } = ask(gate, 20);
+    const { granted } = ask(gate, 21);
     await flush();
-    expect(granted).toHaveLength(16);
-    expect(gate.stats()).toMatchObject({ sent: 16, inFlight: 16, waiting: 4, window: 16 });
+    expect(granted).toHaveLength(1);
+    granted.shift()!.release({ status: 200 });
+    await flush();
+    expect(granted).toHaveLength(17);
+    expect(gate.stats()).toMatchObject({ sent: 18, inFlight: 17, waiting: 3, window: 17 });
     for (const p of granted.slice(0, 2)) p.release({ status: 200 });
     await flush();
     expect(granted).toHaveLength(20);
     for (const p of granted.slice(2)) p.release({ status: 200 });
-    expect(gate.stats()).toMatchObject({ inFlight: 0, window: 36 });
+    expect(gate.stats()).toMatchObject({ inFlight: 0, window: 37 });
     for (let i = 0; i < 40; i++) (await gate.acquire()).release({ status: 201 });
     expect(gate.stats().window).toBe(64);
   });
 
   it("a 429 pauses every caller until its Retry-After has passed, and halves the window once per burst", async () => {
     const clock = new FakeClock();
-    const gate = new RateGate({ clock, maxInFlight: 8 });
+    const gate = await warm(new RateGate({ clock, maxInFlight: 8 }));
     const first = ask(gate, 8);
     await flush();
     expect(first.granted).toHaveLength(8);
@@ -136,6 +145,9 @@ describe("rate gate", () => {
     const gate = new RateGate({ clock, maxRequestsPerSecond: 5 });
     const { granted } = ask(gate, 12);
     await flush();
+    expect(granted).toHaveLength(1);
+    granted[0]!.release({ status: 200 });
+    await flush();
     expect(granted).toHaveLength(5);
     await clock.advance(199);
     expect(granted).toHaveLength(5);
@@ -150,7 +162,7 @@ describe("rate gate", () => {
 
   it("keeps a copy of the service's bucket from its RateLimit-* headers and waits for its tokens", async () => {
     const clock = new FakeClock();
-    const gate = new RateGate({ clock });
+    const gate = await warm(new RateGate({ clock }));
     const a = ask(gate, 3);
     await flush();
     // The service (50 a second, 50 at once) has 1 left after the first; 2 more are in flight.
@@ -179,7 +191,7 @@ describe("rate gate", () => {
 
   it("counts every unanswered request against what an answer shows left, whatever order the service took them in", async () => {
     const clock = new FakeClock();
-    const gate = new RateGate({ clock });
+    const gate = await warm(new RateGate({ clock }));
     const a = ask(gate, 4);
     await flush();
     // The service took the 4th first (5 left after it): the 3 others may each take one.
@@ -220,6 +232,7 @@ describe("rate gate", () => {
     const gate = new RateGate({ clock, maxRequestsPerSecond: 1 });
     const first = ask(gate, 1);
     await flush();
+    first.granted[0]!.release({ status: 200 });
     const polls = ask(gate, 2, "poll");
     const work = ask(gate, 2);
     await clock.advance(1_000);
@@ -236,7 +249,7 @@ describe("rate gate", () => {
   it("a waiting request leaves the queue when its signal aborts", async () => {
     const clock = new FakeClock();
     const gate = new RateGate({ clock, maxRequestsPerSecond: 1 });
-    await gate.acquire();
+    (await gate.acquire()).release({ status: 200 });
     const ac = new AbortController();
     const waiting = gate.acquire({ signal: ac.signal });
     const next = ask(gate, 1);
