@@ -8,7 +8,6 @@ import {
   type WorkloadStatus,
   type WorkloadType,
 } from "../../../api/index.ts";
-import { hasReason } from "../../../client/errors.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { waitOptions } from "../../core/timeouts.ts";
 import type { Context, Props } from "../../core/types.ts";
@@ -16,7 +15,7 @@ import { compact } from "../../core/values.ts";
 import { propsFrom, snakeToCamel, toWire, type Renames } from "../../core/wire.ts";
 import { createWorkloadOnce } from "./create-once.ts";
 import { liveWorkload } from "./live.ts";
-import { transitionOnce } from "./transitions.ts";
+import { deployOnce, transitionOnce } from "./transitions.ts";
 import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
 import { createBody, definition } from "./definition.ts";
 
@@ -56,33 +55,6 @@ function inputsOf(w: Workload, olds: Props): Props {
 
 const DEPLOYABLE: WorkloadStatus[] = ["registered", "error", "suspended"];
 
-/** Deploys the service refuses for want of credits or capacity, and what brings them through. */
-const REFUSALS = {
-  WORKLOAD_INSUFFICIENT_CREDITS: "the org has too few credits",
-  WORKLOAD_NO_CAPACITY: "no capacity is left for its resource",
-  WORKLOAD_BM_CLAIM_CONFLICT: "no bare-metal capacity is left in its region",
-} as const;
-
-/**
- * The deploy, said plainly when the service refuses it for credits or capacity: the workload stays
- * registered (the lifecycle keeps it in state) and a later update deploys it.
- */
-async function deploy(ctx: Context, uid: string): Promise<void> {
-  try {
-    await transitionOnce(ctx, uid, "deploy", (s) => !DEPLOYABLE.includes(s));
-  } catch (e) {
-    const reason = (Object.keys(REFUSALS) as (keyof typeof REFUSALS)[]).find((r) => hasReason(e, r));
-    if (!reason) throw e;
-    const { serviceMessage } = e as { serviceMessage: string };
-    const fix = reason === "WORKLOAD_INSUFFICIENT_CREDITS" ? "credits are added" : "capacity is free again";
-    throw new Error(
-      `the service refused to deploy it: ${REFUSALS[reason]} (${reason}: ${serviceMessage}). ` +
-        `It stays registered; the next update deploys it once ${fix}, without replacing it`,
-      { cause: e },
-    );
-  }
-}
-
 /** Brings the workload's lifecycle to what the inputs ask for: deployed and running, or suspended. */
 async function converge(ctx: Context, uid: string, inputs: Props): Promise<void> {
   const { workloads } = ctx.client;
@@ -91,7 +63,7 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
   let status = (await workloads.state(uid)).status;
   if (wantSuspended && status === "suspended") return;
   if (DEPLOYABLE.includes(status)) {
-    await deploy(ctx, uid);
+    await deployOnce(ctx, uid, (s) => !DEPLOYABLE.includes(s));
     status = "provisioning";
   }
   if (status !== "running") {
