@@ -14,6 +14,7 @@ const BENCHES = [
   "polling.ts",
   "provider-load.ts",
   "provider.ts",
+  "scale.ts",
 ];
 let failed = 0;
 for (const file of BENCHES) {

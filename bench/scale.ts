@@ -396,9 +396,9 @@ function print(rows: Row[]): void {
       `are left out of the largest ratio: their time is the engine's)\n`,
   );
   console.log(
-    `| N | limit | front end | 429s / requests | requests / unlimited | wall / floor (per phase) | largest |`,
+    `| N | limit | front end | 429s / requests | requests / unlimited | wall / floor (per phase) | largest | wall / max(floor, unlimited wall) (per phase) |`,
   );
-  console.log(`|---:|---|---|---:|---:|---|---:|`);
+  console.log(`|---:|---|---|---:|---:|---|---:|---|`);
   for (const n of ns)
     for (const label of limited)
       for (const r of rows.filter((x) => x.n === n && x.limit.label === label && !x.target.floor)) {
@@ -416,7 +416,12 @@ function print(rows: Row[]): void {
           `| ${n} | ${label} | ${r.target.name} | ${((100 * total(r, "refused")) / Math.max(1, total(r, "requests"))).toFixed(1)} % | ` +
             `${free ? (total(r, "requests") / total(free, "requests")).toFixed(2) : "-"} | ` +
             `${PHASES.map((p, i) => `${words(r.target, p)} ${ratios[i] === undefined ? "-" : ratios[i]!.toFixed(2)}`).join(", ")} | ` +
-            `${counted.length ? Math.max(...counted).toFixed(2) : "-"} |`,
+            `${counted.length ? Math.max(...counted).toFixed(2) : "-"} | ` +
+            `${PHASES.map((p) => {
+              const ph = r.phases[p];
+              const base = Math.max(ph.requests / r.limit.rps!, free?.phases[p].wall ?? 0);
+              return `${words(r.target, p)} ${base ? (ph.wall / base).toFixed(2) : "-"}`;
+            }).join(", ")} |`,
         );
       }
 }
