@@ -19,10 +19,11 @@
  *   its refill rate the largest `(limit - remaining - 1) / reset` seen (never above the
  *   service's real rate: `reset` is rounded up), and its tokens, one less for each request let
  *   through, are raised to what an answer's `RateLimit-Remaining` shows less every request still
- *   unanswered (each may take one), when that is more (after a 429: set to it, whatever it is;
- *   another process may share the limit). A request waits for a token of each bucket, so a stack under a limit spends its
- *   time waiting for tokens, not collecting 429s. An answer without those headers (the limit was
- *   lifted) drops the copy.
+ *   unanswered (each may take one), when that is more and the request was sent after the one
+ *   whose answer last raised them (an older answer arriving late is stale); a 429 sets them to
+ *   what it shows, whatever it is (another process may share the limit). A request waits for a
+ *   token of each bucket, so a stack under a limit spends its time waiting for tokens, not
+ *   collecting 429s. An answer without those headers (the limit was lifted) drops the copy.
  *
  * Requests wait in order of arrival; polls (waiters) go after every other waiting request, so
  * that under a limit the work that moves things forward goes first. A waiting request leaves the
@@ -149,6 +150,10 @@ export class RateGate {
   #service: Bucket | undefined;
   /** Requests in flight. */
   #inFlight = 0;
+  /** Requests let through so far, numbering them in the order they were sent. */
+  #seq = 0;
+  /** The number of the latest-sent request whose answer raised the copy's tokens. */
+  #raisedBy = 0;
   readonly #queue: Waiter[] = [];
   readonly #polls: Waiter[] = [];
   #timer: unknown;
@@ -252,6 +257,7 @@ export class RateGate {
 
   #permit(): GatePermit {
     const epoch = this.#epoch;
+    const seq = ++this.#seq;
     this.#inFlight++;
     this.#sent++;
     let done = false;
@@ -260,13 +266,13 @@ export class RateGate {
         if (done) return;
         done = true;
         this.#inFlight--;
-        this.#answer(epoch, outcome);
+        this.#answer(seq, epoch, outcome);
         this.#pump();
       },
     };
   }
 
-  #answer(epoch: number, { status, headers }: GateOutcome): void {
+  #answer(seq: number, epoch: number, { status, headers }: GateOutcome): void {
     const now = this.#clock.now();
     if (status !== undefined) this.#probing = false;
     if (status === 429) {
@@ -289,11 +295,11 @@ export class RateGate {
     } else if (status !== undefined && status < 500) {
       this.#window = Math.min(this.#maxInFlight, this.#window + (this.#slowStart ? 1 : 1 / this.#window));
     }
-    if (status !== undefined) this.#learn(status, headers, now);
+    if (status !== undefined) this.#learn(seq, status, headers, now);
   }
 
   /** Keeps the copy of the service's bucket in step with its RateLimit-* headers. */
-  #learn(status: number, headers: GateOutcome["headers"], now: number): void {
+  #learn(seq: number, status: number, headers: GateOutcome["headers"], now: number): void {
     const size = header(headers, "ratelimit-limit");
     const remaining = header(headers, "ratelimit-remaining");
     const reset = header(headers, "ratelimit-reset");
@@ -309,7 +315,15 @@ export class RateGate {
     const b = (this.#service ??= new Bucket(0, size, now));
     b.refill(now);
     b.size = size;
-    b.set(fresh || status === 429 ? floor : Math.max(b.tokens, floor), now);
+    if (fresh || status === 429) {
+      b.set(floor, now);
+      this.#raisedBy = Math.max(this.#raisedBy, seq);
+    } else if (seq > this.#raisedBy && floor > b.tokens) {
+      // Only an answer to a request sent after the one that last raised it: an older answer
+      // arriving late shows tokens that requests already answered have taken since.
+      b.set(floor, now);
+      this.#raisedBy = seq;
+    }
     if (reset !== undefined && reset > 0) {
       const rate = (size - remaining - 1) / reset;
       if (status === 429 && rate > 0) b.rate = Math.min(b.rate || rate, rate);

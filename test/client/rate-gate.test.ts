@@ -189,18 +189,22 @@ describe("rate gate", () => {
     expect(c.granted).toHaveLength(5);
   });
 
-  it("counts every unanswered request against what an answer shows left, whatever order the service took them in", async () => {
+  it("counts every unanswered request against what an answer shows left, and never trusts a late answer", async () => {
     const clock = new FakeClock();
     const gate = await warm(new RateGate({ clock }));
     const a = ask(gate, 4);
     await flush();
-    // The service took the 4th first (5 left after it): the 3 others may each take one.
+    // The service took the last one sent first (5 left after it): the 3 others may each take one.
     a.granted[3]!.release({ status: 200, headers: limited(5, 1, 10) });
     const b = ask(gate, 4);
     await flush();
     expect(b.granted).toHaveLength(2);
-    // A later answer showing more left raises the count (less the 4 unanswered: 2 + 2 new).
+    // An answer to a request sent earlier, arriving late, shows more left: stale, not trusted.
     a.granted[0]!.release({ status: 200, headers: limited(8, 1, 10) });
+    await flush();
+    expect(b.granted).toHaveLength(2);
+    // An answer to a request sent later does raise the count (less the 3 unanswered: 2 new).
+    b.granted[0]!.release({ status: 200, headers: limited(8, 1, 10) });
     await flush();
     expect(b.granted).toHaveLength(4);
     // A 429 sets it to what the service says, even below the count kept here.
