@@ -19,8 +19,8 @@
  *   its refill rate the largest `(limit - remaining - 1) / reset` seen (never above the
  *   service's real rate: `reset` is rounded up), and its tokens, one less for each request let
  *   through, are raised to what an answer's `RateLimit-Remaining` shows less every request still
- *   unanswered (each may take one), when that is more and the request was sent after the one
- *   whose answer last raised them (an older answer arriving late is stale); a 429 sets them to
+ *   unanswered (each may take one), when that is more and the request was sent after every
+ *   request answered so far (an older answer arriving late is stale); a 429 sets them to
  *   what it shows, whatever it is (another process may share the limit). A request waits for a
  *   token of each bucket, so a stack under a limit spends its time waiting for tokens, not
  *   collecting 429s. An answer without those headers (the limit was lifted) drops the copy.
@@ -152,8 +152,8 @@ export class RateGate {
   #inFlight = 0;
   /** Requests let through so far, numbering them in the order they were sent. */
   #seq = 0;
-  /** The number of the latest-sent request whose answer raised the copy's tokens. */
-  #raisedBy = 0;
+  /** The number of the latest-sent request answered so far with RateLimit-* headers. */
+  #newestAnswered = 0;
   readonly #queue: Waiter[] = [];
   readonly #polls: Waiter[] = [];
   #timer: unknown;
@@ -315,15 +315,12 @@ export class RateGate {
     const b = (this.#service ??= new Bucket(0, size, now));
     b.refill(now);
     b.size = size;
-    if (fresh || status === 429) {
-      b.set(floor, now);
-      this.#raisedBy = Math.max(this.#raisedBy, seq);
-    } else if (seq > this.#raisedBy && floor > b.tokens) {
-      // Only an answer to a request sent after the one that last raised it: an older answer
-      // arriving late shows tokens that requests already answered have taken since.
-      b.set(floor, now);
-      this.#raisedBy = seq;
-    }
+    // Only the answer to the latest-sent request answered so far is news: an answer to an older
+    // one arriving late (a slow request) shows tokens that requests answered since have taken.
+    const newest = seq > this.#newestAnswered;
+    if (newest) this.#newestAnswered = seq;
+    if (fresh || status === 429) b.set(floor, now);
+    else if (newest && floor > b.tokens) b.set(floor, now);
     if (reset !== undefined && reset > 0) {
       const rate = (size - remaining - 1) / reset;
       if (status === 429 && rate > 0) b.rate = Math.min(b.rate || rate, rate);

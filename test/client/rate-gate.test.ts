@@ -207,12 +207,20 @@ describe("rate gate", () => {
     b.granted[0]!.release({ status: 200, headers: limited(8, 1, 10) });
     await flush();
     expect(b.granted).toHaveLength(4);
-    // A 429 sets it to what the service says, even below the count kept here.
-    a.granted[1]!.release({ status: 429, headers: { "retry-after": "1", ...limited(0, 1, 10) } });
+    // A newer answer showing less does not lower it; an older one arriving after it is stale
+    // even though the newer one raised nothing.
+    b.granted[1]!.release({ status: 200, headers: limited(0, 1, 10) });
+    a.granted[2]!.release({ status: 200, headers: limited(9, 1, 10) });
+    const more = ask(gate, 3);
+    await flush();
+    expect(more.granted).toHaveLength(3);
+    // A 429 sets it to what the service says, even below the count kept here: 0 less the 5
+    // unanswered, refilled at 9 a second (the rate an answer showing 0 left gave): 6 tokens short.
+    a.granted[1]!.release({ status: 429, headers: { "retry-after": "0", ...limited(0, 1, 10) } });
     const c = ask(gate, 1);
-    await clock.advance(1_000);
+    await clock.advance(666);
     expect(c.granted).toHaveLength(0);
-    await clock.advance(1_000);
+    await clock.advance(1);
     expect(c.granted).toHaveLength(1);
   });
 
