@@ -2,8 +2,8 @@
  * The reference server for bench/provider.ts, in its own process so that it does not share a
  * core's event loop with the program the bench runs inline. Deploys take `argv[2]` ms (default
  * 100); the seed has room for any N (capacity and credits raised). It counts the API requests
- * it answers by route and hands the counts, with the CPU seconds it used, over IPC ("counts"
- * answers and resets both).
+ * it answers by route and by status and hands the counts, with the CPU seconds it used, over IPC
+ * ("counts" answers and resets them).
  */
 import { startServer, DEFAULT_SEED, type Seed } from "../server/index.ts";
 
@@ -12,10 +12,13 @@ const provisionDelayMs = Number(process.argv[2] ?? 100);
 const seed: Seed = {
   ...DEFAULT_SEED,
   orgs: DEFAULT_SEED.orgs.map((o) => ({ ...o, credits: 1_000_000 })),
-  inventory: DEFAULT_SEED.inventory.map((r) => (r.type === "rental" ? { ...r, capacity: 100_000 } : r)),
+  inventory: DEFAULT_SEED.inventory.map((r) =>
+    r.type === "rental" || r.type === "sandbox" ? { ...r, capacity: 100_000 } : r,
+  ),
 };
 
 let counts: Record<string, number> = {};
+let statuses: Record<string, number> = {};
 let cpu = process.cpuUsage();
 /** `GET /v3/orgs/demo/workloads/wl-1/state 200 1.2ms` → `GET /workloads/{uid}/state` */
 function route(line: string): string | undefined {
@@ -35,15 +38,19 @@ const server = await startServer({
   seed,
   log: (line) => {
     const r = route(line);
-    if (r) counts[r] = (counts[r] ?? 0) + 1;
+    if (!r) return;
+    counts[r] = (counts[r] ?? 0) + 1;
+    const status = line.split(" ")[2] ?? "?";
+    statuses[status] = (statuses[status] ?? 0) + 1;
   },
 });
 
 process.on("message", (m: unknown) => {
   if (m === "counts") {
     const used = process.cpuUsage(cpu);
-    process.send!({ counts, cpuSeconds: (used.user + used.system) / 1e6 });
+    process.send!({ counts, statuses, cpuSeconds: (used.user + used.system) / 1e6 });
     counts = {};
+    statuses = {};
     cpu = process.cpuUsage();
   } else if (m === "exit") void server.close().then(() => process.exit(0));
 });

@@ -17,21 +17,25 @@
  * It measures the package as users install it: `npm run build` first, then the SDKs, the dynamic
  * provider and the plugin from dist/ (a checkout's tests and demo run the sources instead).
  */
-import * as pulumi from "@pulumi/pulumi";
 import type { Stack } from "@pulumi/pulumi/automation/index.js";
-import { fork } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { offlineStack } from "../scripts/offline-stack.ts";
 import { pulumiRoot } from "../scripts/toolchain/pulumi.ts";
 import { DIST, buildPackage } from "./built-package.ts";
 import { median } from "./median.ts";
 import { ProcessWatch } from "./provider-procs.ts";
+import {
+  ENGINE,
+  adminCall,
+  builtPluginDir,
+  floorProgram,
+  startServerChild,
+  type ServerChild,
+  type Sdk,
+} from "./stacks.ts";
 import { sshKey } from "../test/helpers/ssh-keys.ts";
 
-type Sdk = typeof import("../sdk/index.ts");
 interface FrontEnd {
   name: string;
   sdk?: Sdk;
@@ -65,33 +69,9 @@ const REPEAT = Number(arg("repeat", "BENCH_PROVIDER_REPEAT", "1"));
 const PROF = process.env.BENCH_PROVIDER_PROF ? resolve(process.env.BENCH_PROVIDER_PROF) : undefined;
 const PROVISION_MS = Number(arg("delay-ms", "BENCH_PROVIDER_DELAY_MS", "100"));
 const BUDGET_MIN = Number(arg("budget-min", "BENCH_PROVIDER_BUDGET_MIN", "30"));
-/** The engine's process for an operation (its command line, NUL-separated). */
-const ENGINE = /\/pulumi\0(up|preview|refresh|destroy)\0/;
 /** The engine stops its plugins with a signal; exiting on it lets --cpu-prof write the profile. */
 const EXIT_ON_SIGNAL =
   "data:text/javascript,for (const s of ['SIGINT','SIGTERM']) process.on(s, () => process.exit(0));";
-
-/** The floor's provider: every operation answers at once, nothing is called. */
-const noop: pulumi.dynamic.ResourceProvider = {
-  async check(_olds, news) {
-    return { inputs: news };
-  },
-  async diff() {
-    return { changes: false };
-  },
-  async create(inputs) {
-    return { id: String(inputs.name), outs: inputs };
-  },
-  async read(id, props) {
-    return { id, props };
-  },
-  async delete() {},
-};
-class Noop extends pulumi.dynamic.Resource {
-  constructor(name: string) {
-    super(noop, name, { name }, {}, "bench", "Noop");
-  }
-}
 
 function mixedProgram(sdk: Sdk, n: number) {
   return async () => {
@@ -107,27 +87,6 @@ function mixedProgram(sdk: Sdk, n: number) {
       });
     }
   };
-}
-
-function floorProgram(n: number) {
-  return async () => {
-    for (let i = 0; i < n; i++) new Noop(`r${i}`);
-  };
-}
-
-/**
- * A dir holding `pulumi-resource-cws` as installed: the compiled plugin (dist/) under this Node.
- * (bin/pulumi-resource-cws runs a checkout's sources.)
- */
-function builtPluginDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "cws-bench-plugin-"));
-  const launcher = join(dir, "pulumi-resource-cws");
-  writeFileSync(
-    launcher,
-    `#!/bin/sh\nexec "${process.execPath}" "${join(DIST, "provider", "native", "main.js")}" "$@"\n`,
-  );
-  chmodSync(launcher, 0o755);
-  return dir;
 }
 
 async function frontEnds(pluginDir: string): Promise<FrontEnd[]> {
@@ -157,42 +116,6 @@ async function frontEnds(pluginDir: string): Promise<FrontEnd[]> {
       });
   }
   return all;
-}
-
-interface ServerChild {
-  baseUrl: string;
-  adminUrl: string;
-  /** API requests by route and the server's CPU seconds since the last call. */
-  counts(): Promise<{ counts: Record<string, number>; cpuSeconds: number }>;
-  stop(): void;
-}
-
-async function startServerChild(): Promise<ServerChild> {
-  const proc = fork(fileURLToPath(new URL("./provider-server.ts", import.meta.url)), [String(PROVISION_MS)], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const urls = await new Promise<{ baseUrl: string; adminUrl: string }>((ok, fail) => {
-    proc.once("message", (m) => ok(m as { baseUrl: string; adminUrl: string }));
-    proc.once("exit", (c) => fail(new Error(`bench server exited ${c}`)));
-  });
-  return {
-    ...urls,
-    counts: () =>
-      new Promise((ok) => {
-        proc.once("message", (m) => ok(m as { counts: Record<string, number>; cpuSeconds: number }));
-        proc.send("counts");
-      }),
-    stop: () => void proc.send("exit"),
-  };
-}
-
-async function adminCall<T>(server: ServerChild, method: string, path: string): Promise<T> {
-  const res = await fetch(`${server.adminUrl}${path}`, {
-    method,
-    headers: { authorization: "Bearer admin-token" },
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status}`);
-  return (await res.json().catch(() => undefined)) as T;
 }
 
 interface Live {
@@ -307,7 +230,7 @@ async function main(): Promise<void> {
   buildPackage();
   const pluginDir = builtPluginDir();
   const fes = await frontEnds(pluginDir);
-  const server = await startServerChild();
+  const server = await startServerChild(PROVISION_MS);
   const rows: Row[][] = [];
   const done: { n: number; minutes: number }[] = [];
   let skipped: string | undefined;

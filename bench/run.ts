@@ -15,6 +15,7 @@ const BENCHES = [
   "provider-load.ts",
   "provider.ts",
   "adopt.ts",
+  "scale.ts",
 ];
 let failed = 0;
 for (const file of BENCHES) {

@@ -4,6 +4,7 @@ import type { Dispatcher } from "undici";
 import pkg from "../package.json" with { type: "json" };
 import { Transport } from "./http.ts";
 import { Meta } from "./meta.ts";
+import { RateGate, sharedRateGate } from "./rate-gate.ts";
 import { DEFAULT_RETRY, type RetryInfo, type RetryOptions } from "./retry.ts";
 import { SandboxTemplates } from "./sandbox-templates.ts";
 import { Sandboxes } from "./sandboxes.ts";
@@ -36,6 +37,17 @@ export interface CwsClientOptions {
   strictResponses?: boolean;
   /** Called before each retry sleep (for logging or metrics). Receives no headers or bodies. */
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * A rate gate every request passes through (rate-gate.ts): `"shared"` for the process's gate of
+   * this base URL and org (every client made so shares it), or a gate of your own. Default: none
+   * (each request retries a 429 on its own), unless `maxRequestsPerSecond` is set.
+   */
+  rateGate?: RateGate | "shared";
+  /**
+   * The most requests a second sent through the gate: sets the cap of the shared gate, or makes
+   * the client a gate of its own with that cap when `rateGate` is not set.
+   */
+  maxRequestsPerSecond?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -80,6 +92,15 @@ export class CwsClient {
     if (!(Number.isInteger(maxRetries) && maxRetries >= 0))
       throw new Error("CwsClient: maxRetries must be a non-negative integer");
 
+    const { rateGate, maxRequestsPerSecond } = options;
+    const gate =
+      rateGate === "shared"
+        ? sharedRateGate(url.href, org!, { maxRequestsPerSecond })
+        : (rateGate ??
+          (maxRequestsPerSecond !== undefined ? new RateGate({ maxRequestsPerSecond }) : undefined));
+    if (rateGate instanceof RateGate && maxRequestsPerSecond !== undefined)
+      rateGate.setMaxRequestsPerSecond(maxRequestsPerSecond);
+
     this.#transport = new Transport({
       baseUrl: baseUrl!,
       org: org!,
@@ -90,6 +111,7 @@ export class CwsClient {
       dispatcher: options.dispatcher,
       strictResponses: options.strictResponses ?? false,
       onRetry: options.onRetry,
+      gate,
     });
     this.baseUrl = this.#transport.baseUrl;
     this.org = org!;

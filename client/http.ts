@@ -17,6 +17,7 @@ import {
   type CwsApiError,
   type RequestInfo,
 } from "./errors.ts";
+import type { GateOutcome, GatePriority, RateGate } from "./rate-gate.ts";
 import { parseRetryAfter, withRetries, type RetryInfo, type RetryOptions } from "./retry.ts";
 import { strictSchema } from "./strict.ts";
 
@@ -35,6 +36,8 @@ export interface RequestOptions {
    * hint of when to ask again (waiters poll by it).
    */
   onRetryAfter?: (ms: number) => void;
+  /** With a rate gate: `poll` (what waiters send) waits behind every other request. */
+  priority?: GatePriority;
 }
 
 /**
@@ -62,6 +65,8 @@ export interface TransportOptions {
   dispatcher?: Dispatcher;
   strictResponses: boolean;
   onRetry?: (info: RetryInfo) => void;
+  /** The rate gate every attempt passes through (rate-gate.ts), if any. */
+  gate?: RateGate;
 }
 
 /** Error codes that mean the request never left this machine, so even a create may be repeated. */
@@ -153,8 +158,8 @@ export class Transport {
   /** A JSON response, parsed with the schema the endpoint declares for its answer. */
   async json<T>(op: Operation<JsonEndpoint<T>>, opts: RequestOptions = {}): Promise<T> {
     const p = this.prepare(op);
-    const { status, text } = await this.#withRetries(p, opts, (signal, timeoutMs) =>
-      this.#attempt(p, op, opts, signal, timeoutMs, false, async (res) => ({
+    const { status, text } = await this.#withRetries(p, opts, (signal, timeoutMs, answered) =>
+      this.#attempt(p, op, opts, signal, timeoutMs, answered, false, async (res) => ({
         status: res.status,
         text: await res.body.text(),
       })),
@@ -175,8 +180,8 @@ export class Transport {
   /** A response without a body we care about (204). */
   async empty(op: Operation, opts: RequestOptions = {}): Promise<void> {
     const p = this.prepare(op);
-    await this.#withRetries(p, opts, (signal, timeoutMs) =>
-      this.#attempt(p, op, opts, signal, timeoutMs, false, async (res) => {
+    await this.#withRetries(p, opts, (signal, timeoutMs, answered) =>
+      this.#attempt(p, op, opts, signal, timeoutMs, answered, false, async (res) => {
         await res.body.dump();
       }),
     );
@@ -185,8 +190,8 @@ export class Transport {
   /** A text/plain response, read whole. */
   async text(op: Operation, opts: RequestOptions = {}): Promise<string> {
     const p = this.prepare(op);
-    return this.#withRetries(p, opts, (signal, timeoutMs) =>
-      this.#attempt(p, op, opts, signal, timeoutMs, false, (res) => res.body.text()),
+    return this.#withRetries(p, opts, (signal, timeoutMs, answered) =>
+      this.#attempt(p, op, opts, signal, timeoutMs, answered, false, (res) => res.body.text()),
     );
   }
 
@@ -196,8 +201,8 @@ export class Transport {
    */
   async *stream(op: Operation, opts: RequestOptions = {}): AsyncGenerator<string, void, undefined> {
     const p = this.prepare(op);
-    const body = await this.#withRetries(p, opts, (signal, timeoutMs) =>
-      this.#attempt(p, op, opts, signal, timeoutMs, true, async (res) => res.body),
+    const body = await this.#withRetries(p, opts, (signal, timeoutMs, answered) =>
+      this.#attempt(p, op, opts, signal, timeoutMs, answered, true, async (res) => res.body),
     );
     this.#streams.add(body);
     const decoder = new TextDecoder("utf-8");
@@ -265,14 +270,32 @@ export class Transport {
   #withRetries<T>(
     p: Prepared,
     opts: RequestOptions,
-    run: (signal: AbortSignal | undefined, timeoutMs: number) => Promise<T>,
+    run: (
+      signal: AbortSignal | undefined,
+      timeoutMs: number,
+      answered: (outcome: GateOutcome) => void,
+    ) => Promise<T>,
   ): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? this.#opts.timeoutMs;
     const retry =
       opts.maxRetries === undefined ? this.#opts.retry : { ...this.#opts.retry, maxRetries: opts.maxRetries };
+    const { gate } = this.#opts;
+    const attempt = gate
+      ? async (waitSignal: AbortSignal | undefined) => {
+          // Each attempt waits for its turn at the gate (until the request's signal, or the retry
+          // budget's, aborts) and gives its place back when the answer's headers arrive (a
+          // stream's body may flow for long), or when it fails without one.
+          const permit = await gate.acquire({ signal: waitSignal, priority: opts.priority });
+          try {
+            return await run(opts.signal, timeoutMs, (outcome) => permit.release(outcome));
+          } finally {
+            permit.release();
+          }
+        }
+      : () => run(opts.signal, timeoutMs, () => {});
     return withRetries(
-      () => run(opts.signal, timeoutMs),
-      { ...p, signal: opts.signal, onRetry: this.#opts.onRetry },
+      attempt,
+      { ...p, signal: opts.signal, onRetry: this.#opts.onRetry, gated: !!gate },
       retry,
     );
   }
@@ -283,6 +306,7 @@ export class Transport {
     opts: RequestOptions,
     userSignal: AbortSignal | undefined,
     timeoutMs: number,
+    answered: (outcome: GateOutcome) => void,
     streaming: boolean,
     read: (res: Received) => Promise<T>,
   ): Promise<T> {
@@ -314,6 +338,7 @@ export class Transport {
         headersTimeout: 0,
         bodyTimeout: 0,
       });
+      answered({ status: res.statusCode, headers: res.headers });
       const received: Received = { status: res.statusCode, headers: res.headers, body: res.body };
       if (res.statusCode >= 400) throw await this.errorOf(p, received);
       if (opts.onRetryAfter && res.headers["retry-after"] !== undefined) {

@@ -44,6 +44,16 @@ export {
   type RetryInfo,
   type RetryOptions,
 } from "./retry.ts";
+export {
+  RateGate,
+  sharedRateGate,
+  type GateClock,
+  type GateOutcome,
+  type GatePermit,
+  type GatePriority,
+  type GateStats,
+  type RateGateOptions,
+} from "./rate-gate.ts";
 export { paginate } from "./pagination.ts";
 export type { WaitOptions } from "./waiters.ts";
 export { Workloads, type EventsQuery, type LogsOptions } from "./workloads.ts";

@@ -143,6 +143,11 @@ export interface RetryContext {
   idempotent: boolean;
   signal?: AbortSignal;
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * The request passes a rate gate (rate-gate.ts), which pauses every request after a 429: the
+   * retry of a 429 then waits there, for the gate's pause, rather than sleeping on its own.
+   */
+  gated?: boolean;
 }
 
 /** How long requests made inside `withRetryBudget` keep retrying. */
@@ -160,9 +165,12 @@ export function withRetryBudget<T>(budget: RetryBudget, fn: () => Promise<T>): P
   return budgets.run(budget, fn);
 }
 
-/** Runs `attempt` and repeats it while the policy allows. `attempt` throws classified client errors. */
+/**
+ * Runs `attempt` and repeats it while the policy allows. `attempt` throws classified client
+ * errors; it gets the signal that stops waiting (the request's, else the retry budget's).
+ */
 export async function withRetries<T>(
-  run: () => Promise<T>,
+  run: (signal: AbortSignal | undefined) => Promise<T>,
   ctx: RetryContext,
   opts: RetryOptions = DEFAULT_RETRY,
 ): Promise<T> {
@@ -170,7 +178,7 @@ export async function withRetries<T>(
   const signal = ctx.signal ?? budget?.signal;
   for (let retry = 0; ; retry++) {
     try {
-      return await run();
+      return await run(signal);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (!isRetryable(error, ctx.idempotent)) throw error;
@@ -186,7 +194,7 @@ export async function withRetries<T>(
         reason: error instanceof CwsApiError ? error.reason : undefined,
         error: error as Error,
       });
-      await sleep(delayMs, signal);
+      if (!(ctx.gated && error instanceof CwsRateLimitError)) await sleep(delayMs, signal);
     }
   }
 }

@@ -65,7 +65,12 @@ export async function pollUntil<T extends { status: string }>(
     let hint: number | undefined;
     try {
       const timeoutMs = Math.min(left, spec.readTimeoutMs);
-      const record = await spec.read({ signal: opts.signal, timeoutMs, onRetryAfter: (ms) => (hint = ms) });
+      const record = await spec.read({
+        signal: opts.signal,
+        timeoutMs,
+        onRetryAfter: (ms) => (hint = ms),
+        priority: "poll",
+      });
       lastStatus = record.status;
       lastError = undefined;
       if (target.includes(lastStatus)) return record;

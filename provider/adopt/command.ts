@@ -10,7 +10,13 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CwsClient, isAuthError } from "../../client/index.ts";
-import { SETTINGS, baseUrlProblem, resolveSettings, type SettingKey } from "../frontend/settings.ts";
+import {
+  SETTINGS,
+  baseUrlProblem,
+  resolveSettings,
+  settingProblem,
+  type SettingKey,
+} from "../frontend/settings.ts";
 import { messageOf } from "../core/values.ts";
 import { FORMATS, IMPORT_BY, adoptOrg, kindOf, type Format, type ImportBy } from "./adopt.ts";
 import { ADOPT_KINDS } from "./inventory.ts";
@@ -48,7 +54,7 @@ export interface Io {
 class UsageError extends Error {}
 
 /** What to say when a setting is set nowhere. */
-const MISSING: Record<SettingKey, string> = {
+const MISSING: Record<Exclude<SettingKey, "maxRequestsPerSecond">, string> = {
   baseUrl: `the service's URL is missing: set ${SETTINGS.baseUrl.env} or --url (e.g. https://cws.example.com/v3)`,
   org: `the org is missing: set ${SETTINGS.org.env} or --org`,
   apiToken: `the API token is missing: set ${SETTINGS.apiToken.env} (it is read from the environment only)`,
@@ -113,7 +119,11 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): AdoptOptions | "help"
     throw new UsageError("--out must be a file name (got an empty value)");
   const given: Partial<Record<SettingKey, string>> = { baseUrl: values.url, org: values.org };
   const resolved = resolveSettings((k) => given[k], env);
-  if ("missing" in resolved) throw new UsageError(MISSING[resolved.missing[0]!]);
+  if ("missing" in resolved) throw new UsageError(MISSING[resolved.missing[0] as keyof typeof MISSING]);
+  if ("invalid" in resolved)
+    throw new UsageError(
+      settingProblem("maxRequestsPerSecond", SETTINGS.maxRequestsPerSecond.env, undefined, env)!,
+    );
   const { baseUrl, org, token } = resolved.settings;
   const urlFrom = values.url !== undefined ? "--url" : SETTINGS.baseUrl.env;
   const problem = baseUrlProblem(urlFrom, baseUrl);

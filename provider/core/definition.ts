@@ -73,6 +73,12 @@ export interface Definition {
    * that repairs it.
    */
   broken?: readonly string[];
+  /**
+   * The `status` values in which the object is not deployed though the program wants it deployed
+   * (the service refused the deploy, for credits or capacity): the diff plans the update that
+   * deploys it, in place.
+   */
+  undeployed?: readonly string[];
   /** What to say when the object exists but did not reach its state ("did not come up"). */
   notReady?: string;
   /** TypeScript declarations the SDK class needs besides its Args (types named by `typescript`). */

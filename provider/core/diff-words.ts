@@ -24,7 +24,11 @@ export function diffWords(
   const what = `${type.toLowerCase()}${typeof name === "string" ? ` ${name}` : ""}`;
   const words: string[] = [];
   if (d.detail.status && !d.replaces.length)
-    words.push(`${what} is in ${String(status)} on the service: up redeploys it to repair it`);
+    words.push(
+      d.detail.status === "redeploy"
+        ? `${what} is in ${String(status)} on the service: up redeploys it to repair it`
+        : `${what} is ${String(status)} on the service, not deployed: up deploys it`,
+    );
   if (!planned || !keys.length || d.replaces.length) return words;
   const redeploys = keys.filter((k) => d.detail[k] === "redeploy");
   const inPlace = keys.filter((k) => d.detail[k] === "update");

@@ -160,6 +160,11 @@ export function resource<R extends object>(def: Definition, ctl: Controller<R>):
       d.detail.status = "redeploy";
       d.changes = true;
     }
+    // Undeployed is unfinished work: an object whose deploy was refused is deployed by an update.
+    if (def.undeployed?.includes(olds.status as string) && news.deploy !== false && !d.replaces.length) {
+      d.detail.status = "update";
+      d.changes = true;
+    }
     d.deleteBeforeReplace = d.replaces.length > 0 && (def.deleteBeforeReplace?.(olds, news) ?? false);
     return d;
   }

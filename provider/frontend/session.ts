@@ -30,11 +30,21 @@ export class Session {
     this.#settings = settings;
   }
 
-  /** The client of the configured settings; throws what is wrong with them. */
+  /**
+   * The client of the configured settings; throws what is wrong with them. Its requests pass the
+   * process's rate gate for the service and org (client/rate-gate.ts), shared by every client
+   * and every call of the process, capped at `maxRequestsPerSecond` when it is set.
+   */
   client(): CwsClient {
     if (this.#settings instanceof Error) throw this.#settings;
-    const { baseUrl, org, token } = this.#settings;
-    this.#client ??= new (this.#clientClass())({ baseUrl, org, token });
+    const { baseUrl, org, token, maxRequestsPerSecond } = this.#settings;
+    this.#client ??= new (this.#clientClass())({
+      baseUrl,
+      org,
+      token,
+      rateGate: "shared",
+      maxRequestsPerSecond,
+    });
     return this.#client;
   }
 

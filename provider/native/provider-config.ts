@@ -1,6 +1,6 @@
 /**
- * The plugin's provider configuration: `baseUrl`, `org`, `apiToken` (a secret) from the provider
- * resource's inputs (the stack's `cws:*` keys for the default provider), with the `CWS_*`
+ * The plugin's provider configuration: `baseUrl`, `org`, `apiToken` (a secret) and the optional
+ * `maxRequestsPerSecond` from the provider resource's inputs (the stack's `cws:*` keys for the default provider), with the `CWS_*`
  * environment as fallback (frontend/settings.ts). CheckConfig names the key that is missing or
  * wrong; Configure makes the settings, or the error the first call that needs them reports.
  */
@@ -11,6 +11,7 @@ import {
   SETTING_KEYS,
   baseUrlProblem,
   givenValue,
+  settingProblem,
   settingValue,
   type Settings,
 } from "../frontend/settings.ts";
@@ -24,6 +25,11 @@ export function checkConfig(news: Props, env: NodeJS.ProcessEnv = process.env): 
   for (const key of CONFIG_KEYS) {
     const v = news[key];
     if (v === UNKNOWN) continue;
+    if (SETTINGS[key].type === "number") {
+      const problem = settingProblem(key, configKey(key), v, env);
+      if (problem) failures.push({ property: key, reason: problem });
+      continue;
+    }
     if (v !== undefined && typeof v !== "string") {
       failures.push({ property: key, reason: `${configKey(key)} must be a string` });
       continue;
@@ -46,8 +52,8 @@ export function checkConfig(news: Props, env: NodeJS.ProcessEnv = process.env): 
 export function configFrom(args: Props, variables: Map<string, string>): Settings | Error {
   return stackSettings((configKeyName) => {
     const key = configKeyName.replace(/^cws:/, "");
-    const fromArgs = givenValue(args[key]);
-    if (fromArgs) return fromArgs;
+    const fromArgs = typeof args[key] === "number" ? args[key] : givenValue(args[key]);
+    if (fromArgs !== undefined) return fromArgs;
     for (const name of [`cws:config:${key}`, configKeyName]) {
       const v = variables.get(name);
       if (v !== undefined) return v;

@@ -287,10 +287,13 @@ export class TofuProvider {
       const summary = `${prior ? "updating" : "creating"} ${label} failed`;
       if (e instanceof PartialStateError) {
         // It exists but did not reach the wanted state: kept (OpenTofu taints a failed create).
+        const untaint = prior
+          ? ""
+          : ". OpenTofu marks it tainted, so the next apply would replace it; `tofu untaint` this resource to keep it, and the next apply finishes it in place";
         return {
           new_state: encodeValue(merge(e.id, { ...olds, ...e.properties })),
           new_identity: this.#identity(e.id),
-          diagnostics: [errorDiag(summary, messageOf(e))],
+          diagnostics: [errorDiag(summary, `${messageOf(e)}${untaint}`)],
         };
       }
       return { new_state: encodeValue(prior), diagnostics: [errorDiag(summary, messageOf(e))] };

@@ -9,18 +9,26 @@ import {
   SETTING_KEYS,
   baseUrlProblem,
   resolveSettings,
+  settingProblem,
   type Settings,
 } from "../frontend/settings.ts";
 import { errorDiag, type Diagnostic } from "./diagnostics.ts";
 import { UNKNOWN_VALUE, type TfObject } from "./msgpack.ts";
 import { HCL_SETTING_NAMES } from "./tf-schema.ts";
 
-/** The diagnostics of a provider block's values: an endpoint that is not an http(s) URL. */
+/** The diagnostics of a provider block's values: an endpoint that is not an http(s) URL, a rate that is not positive. */
 export function validateProviderBlock(block: TfObject | null): Diagnostic[] {
   const name = HCL_SETTING_NAMES.baseUrl;
   const url = block?.[name];
   const problem = typeof url === "string" ? baseUrlProblem(name, url) : undefined;
-  return problem ? [errorDiag(`Invalid value for ${name}`, problem, name)] : [];
+  const rateName = HCL_SETTING_NAMES.maxRequestsPerSecond;
+  const rate = block?.[rateName];
+  const rateWrong =
+    typeof rate === "number" ? settingProblem("maxRequestsPerSecond", rateName, rate, {}) : undefined;
+  return [
+    ...(problem ? [errorDiag(`Invalid value for ${name}`, problem, name)] : []),
+    ...(rateWrong ? [errorDiag(`Invalid value for ${rateName}`, rateWrong, rateName)] : []),
+  ];
 }
 
 /** The settings of a provider block, or the diagnostics that say what is unknown or missing. */
@@ -30,6 +38,7 @@ export function providerSettings(
 ): { settings?: Settings; diagnostics: Diagnostic[] } {
   const resolved = resolveSettings((key) => block?.[HCL_SETTING_NAMES[key]], env);
   const missing = "missing" in resolved ? resolved.missing : [];
+  const invalid = "invalid" in resolved ? resolved.invalid : [];
   const diagnostics: Diagnostic[] = [];
   for (const key of SETTING_KEYS) {
     const name = HCL_SETTING_NAMES[key];
@@ -37,6 +46,9 @@ export function providerSettings(
       diagnostics.push(
         errorDiag(`Unknown value for ${name}`, `${name} depends on a value not known until apply`, name),
       );
+    } else if (invalid.includes(key)) {
+      const problem = settingProblem(key, name, block?.[name], env)!;
+      diagnostics.push(errorDiag(`Invalid value for ${name}`, problem, name));
     } else if (missing.includes(key)) {
       diagnostics.push(
         errorDiag(

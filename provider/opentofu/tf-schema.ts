@@ -303,13 +303,14 @@ export const HCL_SETTING_NAMES: Record<SettingKey, string> = {
   baseUrl: "endpoint",
   org: "org",
   apiToken: "api_token",
+  maxRequestsPerSecond: "max_requests_per_second",
 };
 
 /** The provider block: where the service is, which org, and the token (falling back to CWS_*). */
 export const PROVIDER_ATTRIBUTES: TfAttribute[] = SETTING_KEYS.map((key) => ({
   name: HCL_SETTING_NAMES[key],
   key,
-  type: "string",
+  type: SETTINGS[key].type ?? "string",
   optional: true,
   ...(SETTINGS[key].secret ? { sensitive: true } : {}),
   description: `${SETTINGS[key].description} (falls back to ${SETTINGS[key].env}).`,

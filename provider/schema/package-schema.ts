@@ -22,7 +22,7 @@ const CONFIG: Record<string, PropertySpec> = Object.fromEntries(
     return [
       k,
       {
-        type: "string",
+        type: SETTINGS[k].type ?? "string",
         ...(secret ? { secret: true } : {}),
         description: `${description}${secret ? ", a secret" : ""} (falls back to ${env}).`,
       },

@@ -7,6 +7,12 @@ export interface ProviderArgs {
   org?: pulumi.Input<string>;
   /** API token (kept as a secret). Default: `cws:apiToken`, else CWS_API_TOKEN. */
   apiToken?: pulumi.Input<string>;
+  /**
+   * The most API requests a second the provider sends, all its operations together. Default:
+   * `cws:maxRequestsPerSecond`, else CWS_MAX_REQUESTS_PER_SECOND, else no cap (it slows down when
+   * the service answers 429).
+   */
+  maxRequestsPerSecond?: pulumi.Input<number>;
 }
 
 /** An explicit cws provider (`pulumi:providers:cws`), e.g. for a second org or service. */

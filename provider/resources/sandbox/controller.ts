@@ -18,7 +18,7 @@ import { compact, pick } from "../../core/values.ts";
 import { propsFrom, toWire } from "../../core/wire.ts";
 import { createWorkloadOnce, forkOnce } from "../workload/create-once.ts";
 import { liveWorkload } from "../workload/live.ts";
-import { transitionOnce } from "../workload/transitions.ts";
+import { deployOnce, transitionOnce } from "../workload/transitions.ts";
 import { definition, workloadField } from "./definition.ts";
 
 const NAMES = renamesOf(definition);
@@ -73,7 +73,7 @@ async function converge(ctx: Context, uid: string, inputs: Props, olds: Props): 
   let status = (await workloads.state(uid)).status;
   if (status === "registered" || status === "error") {
     const from = status;
-    await transitionOnce(ctx, uid, "deploy", (s) => s !== from);
+    await deployOnce(ctx, uid, (s) => s !== from);
     status = "provisioning";
   }
   if (status === "frozen" && frozen === false) {

@@ -15,7 +15,7 @@ import { compact } from "../../core/values.ts";
 import { propsFrom, snakeToCamel, toWire, type Renames } from "../../core/wire.ts";
 import { createWorkloadOnce } from "./create-once.ts";
 import { liveWorkload } from "./live.ts";
-import { transitionOnce } from "./transitions.ts";
+import { deployOnce, transitionOnce } from "./transitions.ts";
 import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
 import { createBody, definition } from "./definition.ts";
 
@@ -64,7 +64,7 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
   let status = (await workloads.state(uid)).status;
   if (wantSuspended && status === "suspended") return;
   if (DEPLOYABLE.includes(status)) {
-    await transitionOnce(ctx, uid, "deploy", (s) => !DEPLOYABLE.includes(s));
+    await deployOnce(ctx, uid, (s) => !DEPLOYABLE.includes(s));
     status = "provisioning";
   }
   if (status !== "running") {

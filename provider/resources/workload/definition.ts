@@ -179,12 +179,18 @@ export const definition: Definition = {
   notReady: "was registered but did not come up",
   // Refresh also reads a workload in error as `deploy: false`; up deploys it again.
   broken: ["error"],
+  // A workload whose deploy the service refused (credits, capacity) stays registered; up deploys it.
+  undeployed: ["registered"],
   notes: `Create registers the workload, deploys it (unless \`deploy: false\`) and waits for \`running\`.
-When the service refuses the deploy (no credits, no capacity: \`WORKLOAD_NO_CAPACITY\`,
-\`WORKLOAD_BM_CLAIM_CONFLICT\`) the error is reported at once; when the workload goes to
-\`error\` the service's message is reported; when \`readyTimeoutSec\` passes, the last status is.
-In every case the registered workload stays in the stack (a partially created resource) so
-nothing is left on the service untracked, and the next \`pulumi up\` deploys it again.
+When the service refuses the deploy for credits or capacity (\`WORKLOAD_INSUFFICIENT_CREDITS\`,
+\`WORKLOAD_NO_CAPACITY\`, \`WORKLOAD_BM_CLAIM_CONFLICT\`) the error on the resource says so at
+once, with the reason code and the service's message; when the workload goes to \`error\` the
+service's message is reported; when \`readyTimeoutSec\` passes, the last status is. In every
+case the registered workload stays in the stack (a partially created resource) so nothing is
+left on the service untracked, and the next \`pulumi up\` deploys it in place, without a
+replacement: a workload found \`registered\` while the program wants it deployed previews as an
+update that deploys it. (OpenTofu marks a resource whose create failed tainted and replaces it;
+\`tofu untaint\` keeps it, and the next apply deploys it in place.)
 
 **Lifecycle drift.** Refresh reads a workload the service put in \`error\` (or that is back in
 \`registered\`) as \`deploy: false\`, and a RENTAL workload suspended outside Pulumi as

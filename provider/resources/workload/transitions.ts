@@ -1,6 +1,6 @@
 /** A workload's lifecycle calls (deploy, suspend; a sandbox's freeze, thaw), each run at most once. */
 import type { WorkloadStatus } from "../../../api/index.ts";
-import { isAmbiguous } from "../../../client/errors.ts";
+import { hasReason, isAmbiguous } from "../../../client/errors.ts";
 import { CREATE_ATTEMPTS } from "../../core/create-once.ts";
 import type { Context } from "../../core/types.ts";
 import { messageOf } from "../../core/values.ts";
@@ -43,5 +43,37 @@ export async function transitionOnce(
         `${what} of ${uid}: the answer was lost (${messageOf(e)}) and it did not happen; sending it again`,
       );
     }
+  }
+}
+
+/** Deploys the service refuses for want of credits or capacity, and what brings them through. */
+const REFUSALS = {
+  WORKLOAD_INSUFFICIENT_CREDITS: ["the org has too few credits", "credits are added"],
+  WORKLOAD_NO_CAPACITY: ["no capacity is left for its resource", "capacity is free again"],
+  WORKLOAD_BM_CLAIM_CONFLICT: ["no bare-metal capacity is left in its region", "capacity is free again"],
+  // Retried (503) until the operation's timeout before it comes to this.
+  WORKLOAD_SANDBOX_NO_CAPACITY: ["no sandbox capacity was free before the timeout", "capacity is free again"],
+} as const;
+
+/**
+ * The deploy (transitionOnce), said plainly when the service refuses it for credits or capacity:
+ * the object stays registered (the lifecycle keeps it in state) and a later update deploys it.
+ */
+export async function deployOnce(
+  ctx: Context,
+  uid: string,
+  happened: (status: WorkloadStatus) => boolean,
+): Promise<void> {
+  try {
+    await transitionOnce(ctx, uid, "deploy", happened);
+  } catch (e) {
+    const reason = (Object.keys(REFUSALS) as (keyof typeof REFUSALS)[]).find((r) => hasReason(e, r));
+    if (!reason || !hasReason(e, reason)) throw e;
+    const [why, fix] = REFUSALS[reason];
+    throw new Error(
+      `the service refused to deploy it: ${why} (${reason}: ${e.serviceMessage}). ` +
+        `It stays registered; the next update deploys it once ${fix}, without replacing it`,
+      { cause: e },
+    );
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { EngineEvent, PulumiFn } from "@pulumi/pulumi/automation/index.js";
 import type { Resource } from "@pulumi/pulumi";
-import { camelToSnake } from "../../../api/index.ts";
+import { camelToSnake, snakeToCamel } from "../../../api/index.ts";
 import { tfName } from "../../../provider/opentofu/tf-schema.ts";
 import { cwsStack } from "../../helpers/stacks.ts";
 import type { TestServer } from "../../helpers/server.ts";
@@ -59,12 +59,24 @@ export async function pulumiDriver(server: TestServer, fe: FrontEnd, project: st
       }
       return out;
     },
-    async apply(declare) {
+    async apply(declare, opts = {}) {
       current = declare;
-      await s.stack.up();
+      await s.stack.up({ parallel: opts.parallel });
     },
-    async destroy() {
-      await s.stack.destroy();
+    async outputs() {
+      const state = await s.stack.exportStack();
+      const resources = (
+        state.deployment as { resources?: { urn: string; type: string; outputs?: object }[] }
+      ).resources;
+      return Object.fromEntries(
+        (resources ?? [])
+          .filter((r) => r.type !== "pulumi:pulumi:Stack" && !r.type.startsWith("pulumi:providers:"))
+          .map((r) => [r.urn.split("::").pop()!, { ...r.outputs }]),
+      );
+    },
+    keepFailed: async () => {},
+    async destroy(opts = {}) {
+      await s.stack.destroy({ parallel: opts.parallel });
     },
     cleanup: () => s.cleanup(),
   };
@@ -119,8 +131,12 @@ export async function tofuDriver(server: TestServer): Promise<Driver> {
   };
   await run("init");
   let managed = new Set<string>();
+  let declared: Record<string, Decl> = {};
+  const current = () => declared;
+  const parallelism = (n?: number) => (n ? [`-parallelism=${n}`] : []);
   return {
     async plan(declare) {
+      declared = declare;
       p.write("main.tf", renderHcl(declare));
       const { stdout } = await run("plan");
       const out: Record<string, Planned> = {};
@@ -138,13 +154,34 @@ export async function tofuDriver(server: TestServer): Promise<Driver> {
       }
       return out;
     },
-    async apply(declare) {
+    async apply(declare, opts = {}) {
+      declared = declare;
       p.write("main.tf", renderHcl(declare));
-      await run("apply", "-auto-approve");
+      managed = new Set([...managed, ...Object.keys(declare)]);
+      await run("apply", "-auto-approve", ...parallelism(opts.parallel));
       managed = new Set(Object.keys(declare));
     },
-    async destroy() {
-      await run("destroy", "-auto-approve");
+    async outputs() {
+      const { stdout } = await run("show", "-json");
+      const shown = JSON.parse(stdout) as {
+        values?: { root_module?: { resources?: { name: string; values: object; tainted?: boolean }[] } };
+      };
+      return Object.fromEntries(
+        (shown.values?.root_module?.resources ?? []).map((r) => [
+          r.name,
+          {
+            ...Object.fromEntries(Object.entries(r.values).map(([k, v]) => [snakeToCamel(k), v as unknown])),
+            ...(r.tainted ? { tainted: true } : {}),
+          },
+        ]),
+      );
+    },
+    async keepFailed(names) {
+      const decls = Object.fromEntries(Object.entries(current()).filter(([n]) => names.includes(n)));
+      for (const name of names) await run("untaint", address(decls, name));
+    },
+    async destroy(opts = {}) {
+      await run("destroy", "-auto-approve", ...parallelism(opts.parallel));
       managed = new Set();
     },
     cleanup: async () => p.cleanup(),

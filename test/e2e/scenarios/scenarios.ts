@@ -94,11 +94,24 @@ export const SCENARIOS: Step[] = [
   },
 ];
 
+/** How an apply runs: how many resources the engine works on at once (Pulumi's default, OpenTofu's 10). */
+export interface ApplyOptions {
+  parallel?: number;
+}
+
 /** A front end as the scenario list drives it. */
 export interface Driver {
   /** What the preview or plan of `declare` says per declared (or formerly declared) resource. */
   plan(declare: Record<string, Decl>): Promise<Record<string, Planned>>;
-  apply(declare: Record<string, Decl>): Promise<void>;
-  destroy(): Promise<void>;
+  /** Applies `declare`; a failed apply throws with what the tool printed. */
+  apply(declare: Record<string, Decl>, opts?: ApplyOptions): Promise<void>;
+  /** The outputs in state of each managed resource, by its declared name (camelCase). */
+  outputs(): Promise<Record<string, Record<string, unknown>>>;
+  /**
+   * Keeps resources whose create failed as they are, so that the next apply finishes them in
+   * place: nothing in Pulumi (the engine updates them); `tofu untaint` in OpenTofu.
+   */
+  keepFailed(names: string[]): Promise<void>;
+  destroy(opts?: ApplyOptions): Promise<void>;
   cleanup(): Promise<void>;
 }

@@ -1,0 +1,472 @@
+/**
+ * The provider at scale, with no rate limit and under one: N mixed objects (a fifth each of SSH
+ * keys, volumes, RENTAL workloads using a key and a volume, sandboxes and workload templates)
+ * created, previewed (planned), refreshed and destroyed, 64 at a time, through the dynamic, native
+ * and OpenTofu front ends; beside each engine's floor measured in the same run (N no-op dynamic
+ * resources for Pulumi, N `terraform_data` resources, built into OpenTofu in Go, for OpenTofu).
+ * For each run and phase: the wall time, the API requests the server answered and the 429s among
+ * them; for a limited run, the floor `requests / rate` (no client can do the phase faster) and
+ * the wall time over it; the provider process's peak RSS. Printed, never asserted.
+ *
+ * Run: node bench/scale.ts [--n 100,500] [--front-ends dynamic,native,opentofu]
+ * [--limits none,50:50] [--parallel 64] [--delay-ms 100] [--budget-min 240]
+ * (or BENCH_SCALE_N, BENCH_SCALE_FRONT_ENDS, BENCH_SCALE_LIMITS, BENCH_SCALE_PARALLEL,
+ * BENCH_SCALE_DELAY_MS, BENCH_SCALE_BUDGET_MIN). A limit is `RPS:BURST`, set on the demo org
+ * for the run (the server's `--rate-limit`); `none` is no limit. An N expected (from the smaller
+ * N's) to end past the budget is not started; the bench says so.
+ *
+ * It measures the package as users install it: `npm run build` first, then the SDKs, the dynamic
+ * provider, the plugin and the OpenTofu provider from dist/. Deploys take `--delay-ms` on the
+ * service; sandboxes are real (bubblewrap), as the reference server runs them.
+ */
+import type { PulumiFn } from "@pulumi/pulumi/automation/index.js";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { offlineStack } from "../scripts/offline-stack.ts";
+import { runProcess } from "../scripts/run.ts";
+import { pulumiRoot } from "../scripts/toolchain/pulumi.ts";
+import { tofuPath } from "../scripts/toolchain/tofu.ts";
+import { sshKey } from "../test/helpers/ssh-keys.ts";
+import { DIST, buildPackage } from "./built-package.ts";
+import { ProcessWatch } from "./provider-procs.ts";
+import {
+  ENGINE,
+  adminCall,
+  builtPluginDir,
+  builtTofuMirror,
+  floorProgram,
+  startServerChild,
+  type ServerChild,
+  type Sdk,
+} from "./stacks.ts";
+
+function arg(name: string, env: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return (i > 0 ? process.argv[i + 1] : undefined) ?? process.env[env] ?? fallback;
+}
+const NS = arg("n", "BENCH_SCALE_N", "100,500").split(",").map(Number);
+const WANTED = arg("front-ends", "BENCH_SCALE_FRONT_ENDS", "dynamic,native,opentofu").split(",");
+const LIMITS = arg("limits", "BENCH_SCALE_LIMITS", "none,50:50").split(",");
+const PARALLEL = Number(arg("parallel", "BENCH_SCALE_PARALLEL", "64"));
+const PROVISION_MS = Number(arg("delay-ms", "BENCH_SCALE_DELAY_MS", "100"));
+const BUDGET_MIN = Number(arg("budget-min", "BENCH_SCALE_BUDGET_MIN", "240"));
+
+const PHASES = ["up", "preview", "refresh", "destroy"] as const;
+type Phase = (typeof PHASES)[number];
+/** OpenTofu's word for each phase. */
+const TOFU_WORDS: Record<Phase, string> = {
+  up: "apply",
+  preview: "plan",
+  refresh: "refresh",
+  destroy: "destroy",
+};
+
+interface Limit {
+  label: string;
+  rps?: number;
+  burst?: number;
+}
+function parseLimit(s: string): Limit {
+  if (s === "none") return { label: "none" };
+  const [rps, burst] = s.split(":").map(Number);
+  if (!(rps! > 0)) throw new Error(`--limits: ${s} is not none or RPS[:BURST]`);
+  return { label: s, rps, burst: burst ?? Math.ceil(rps!) };
+}
+
+/** A front end (or a floor) as the bench drives it: the four phases on one stack. */
+interface Target {
+  name: string;
+  engine: "pulumi" | "opentofu";
+  floor: boolean;
+  /** How the provider process shows in its command line. */
+  provider: RegExp;
+  open(n: number, server: ServerChild): Promise<OpenTarget>;
+}
+interface OpenTarget {
+  /** The dir whose path the engine's and the provider's environment carry (for ProcessWatch). */
+  dir: string;
+  run(phase: Phase): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface PhaseRow {
+  wall: number;
+  requests: number;
+  refused: number;
+}
+interface Row {
+  n: number;
+  limit: Limit;
+  target: Target;
+  phases: Record<Phase, PhaseRow>;
+  rssBytes: number;
+}
+
+// --- the programs -------------------------------------------------------------------------------
+
+const KINDS = 5;
+
+function mixedProgram(sdk: Sdk, n: number): PulumiFn {
+  return async () => {
+    for (let i = 0; i < n / KINDS; i++) {
+      const key = new sdk.SshKey(`k${i}`, { name: `bench-k-${i}`, publicKey: sshKey(i, `bench-${i}`) });
+      const vol = new sdk.Volume(`v${i}`, {
+        name: `bench-v-${i}`,
+        sizeInMb: 512,
+        resourceName: "gpu-rental-small",
+      });
+      new sdk.Workload(`w${i}`, {
+        type: "RENTAL",
+        name: `bench-w-${i}`,
+        image: "nginx:1.27",
+        resourceName: "cpu-rental-small",
+        ports: [{ port: 8080 }],
+        sshKeys: [key.uid],
+        volumes: [{ uid: vol.uid, mountPath: "/data" }],
+      });
+      new sdk.Sandbox(`s${i}`, { name: `bench-s-${i}`, template: "tpl-ubuntu-headless" });
+      new sdk.WorkloadTemplate(`t${i}`, {
+        name: `bench-t-${i}`,
+        type: "RENTAL",
+        manifest: { name: `web-${i}`, image: "nginx:1.27", resourceName: "cpu-rental-small" },
+      });
+    }
+  };
+}
+
+function mixedHcl(n: number): string {
+  const blocks = [`terraform {\n  required_providers {\n    cws = { source = "cws/cws" }\n  }\n}`];
+  for (let i = 0; i < n / KINDS; i++) {
+    blocks.push(
+      `resource "cws_ssh_key" "k${i}" {\n  name = "bench-k-${i}"\n  public_key = ${JSON.stringify(sshKey(i, `bench-${i}`))}\n}`,
+      `resource "cws_volume" "v${i}" {\n  name = "bench-v-${i}"\n  size_in_mb = 512\n  resource_name = "gpu-rental-small"\n}`,
+      `resource "cws_workload" "w${i}" {\n  type = "RENTAL"\n  name = "bench-w-${i}"\n  image = "nginx:1.27"\n  resource_name = "cpu-rental-small"\n  ports = [{ port = 8080 }]\n  ssh_keys = [cws_ssh_key.k${i}.uid]\n  volumes = [{ uid = cws_volume.v${i}.uid, mount_path = "/data" }]\n}`,
+      `resource "cws_sandbox" "s${i}" {\n  name = "bench-s-${i}"\n  template = "tpl-ubuntu-headless"\n}`,
+      `resource "cws_workload_template" "t${i}" {\n  name = "bench-t-${i}"\n  type = "RENTAL"\n  manifest = jsonencode({ name = "web-${i}", image = "nginx:1.27", resource_name = "cpu-rental-small" })\n}`,
+    );
+  }
+  return `${blocks.join("\n\n")}\n`;
+}
+
+function floorHcl(n: number): string {
+  return Array.from(
+    { length: n },
+    (_, i) => `resource "terraform_data" "r${i}" {\n  input = "r${i}"\n}\n`,
+  ).join("\n");
+}
+
+// --- the targets --------------------------------------------------------------------------------
+
+function pulumiTarget(
+  name: string,
+  sdk: Sdk | undefined,
+  env: Record<string, string>,
+  provider: RegExp,
+): Target {
+  return {
+    name,
+    engine: "pulumi",
+    floor: !sdk,
+    provider,
+    async open(n, server) {
+      const s = await offlineStack({
+        projectName: `scale-${name.replace(/ /g, "-")}`,
+        program: sdk ? mixedProgram(sdk, n) : floorProgram(n),
+        config: {
+          "cws:baseUrl": { value: server.baseUrl },
+          "cws:org": { value: "demo" },
+          "cws:apiToken": { value: "demo-token", secret: true },
+        },
+        // No NODE_OPTIONS: the provider process loads `pulumi-cws/provider/dynamic` from dist/.
+        env: { ...env, NODE_OPTIONS: "" },
+      });
+      const parallel = PARALLEL;
+      return {
+        dir: s.dir,
+        async run(phase) {
+          if (phase === "up") await s.stack.up({ parallel });
+          else if (phase === "preview") await s.stack.preview({ parallel });
+          else if (phase === "refresh") await s.stack.refresh({ parallel });
+          else await s.stack.destroy({ parallel });
+        },
+        close: () => s.cleanup(),
+      };
+    },
+  };
+}
+
+function tofuTarget(floor: boolean): Target {
+  return {
+    name: floor ? "tofu floor" : "opentofu",
+    engine: "opentofu",
+    floor,
+    provider: /provider\/opentofu\/main/,
+    async open(n, server) {
+      const root = mkdtempSync(join(tmpdir(), "cws-scale-tofu-"));
+      const dir = join(root, "project");
+      mkdirSync(dir);
+      writeFileSync(join(dir, "main.tf"), floor ? floorHcl(n) : mixedHcl(n));
+      const mirror = join(root, "mirror");
+      builtTofuMirror(mirror);
+      const cliConfig = join(root, "tofu.rc");
+      writeFileSync(
+        cliConfig,
+        `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = ["registry.opentofu.org/cws/*"]\n  }\n  direct {\n    exclude = ["registry.opentofu.org/cws/*"]\n  }\n}\n`,
+      );
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        TF_CLI_CONFIG_FILE: cliConfig,
+        TF_IN_AUTOMATION: "1",
+        TF_INPUT: "0",
+        CHECKPOINT_DISABLE: "1",
+        CWS_BASE_URL: server.baseUrl,
+        CWS_ORG: "demo",
+        CWS_API_TOKEN: "demo-token",
+        CWS_BENCH_DIR: root,
+      };
+      const tofu = async (...args: string[]) => {
+        const r = await runProcess(tofuPath(), [...args, "-no-color"], { cwd: dir, env, allowFailure: true });
+        if (r.code !== 0)
+          throw new Error(`tofu ${args.join(" ")} exited with ${r.code}:\n${r.output.slice(-4000)}`);
+      };
+      await tofu("init");
+      const p = `-parallelism=${PARALLEL}`;
+      return {
+        dir: root,
+        async run(phase) {
+          if (phase === "up") await tofu("apply", "-auto-approve", p);
+          else if (phase === "preview") await tofu("plan", p);
+          else if (phase === "refresh") await tofu("apply", "-refresh-only", "-auto-approve", p);
+          else await tofu("destroy", "-auto-approve", p);
+        },
+        close: async () => rmSync(root, { recursive: true, force: true }),
+      };
+    },
+  };
+}
+
+async function targets(pluginDir: string): Promise<Target[]> {
+  const all: Target[] = [];
+  const pulumiWanted = WANTED.some((w) => w === "dynamic" || w === "native");
+  if (pulumiWanted) all.push(pulumiTarget("pulumi floor", undefined, {}, /dynamic-provider/));
+  if (WANTED.includes("dynamic"))
+    all.push(
+      pulumiTarget("dynamic", (await import(join(DIST, "sdk", "index.js"))) as Sdk, {}, /dynamic-provider/),
+    );
+  if (WANTED.includes("native"))
+    all.push(
+      pulumiTarget(
+        "native",
+        (await import(join(DIST, "sdk", "native", "index.js"))) as Sdk,
+        {
+          PATH: [dirname(process.execPath), pluginDir, join(pulumiRoot(), "bin"), process.env.PATH].join(
+            delimiter,
+          ),
+        },
+        /provider\/native\/main/,
+      ),
+    );
+  if (WANTED.includes("opentofu")) {
+    if (!existsSync(tofuPath()))
+      console.log(`opentofu: ${tofuPath()} is missing (npm run tofu:build); skipped`);
+    else all.push(tofuTarget(true), tofuTarget(false));
+  }
+  return all;
+}
+
+// --- one run ------------------------------------------------------------------------------------
+
+interface Live {
+  workloads: { type: string; state?: { status: string } }[];
+  volumes: unknown[];
+  ssh_keys: unknown[];
+  templates: unknown[];
+}
+
+/** The bench checks that what it measured did the work: every object made and running, then gone. */
+async function checkLive(server: ServerChild, n: number, after: "up" | "destroy"): Promise<void> {
+  const live = await adminCall<Live>(server, "GET", "/orgs/demo/resources");
+  const each = after === "up" ? n / KINDS : 0;
+  const running = (type: string) =>
+    live.workloads.filter((w) => w.type === type && w.state?.status === "running").length;
+  const found = [
+    live.ssh_keys.length,
+    live.volumes.length,
+    running("RENTAL"),
+    running("SANDBOX"),
+    live.templates.length,
+  ];
+  if (found.some((c) => c !== each) || live.workloads.length !== 2 * each)
+    throw new Error(
+      `after ${after}: ${found.join(", ")} keys, volumes, running workloads, running sandboxes, templates ` +
+        `(${live.workloads.length} workloads in all); expected ${each} of each`,
+    );
+}
+
+async function runOne(t: Target, n: number, limit: Limit, server: ServerChild): Promise<Row> {
+  await adminCall(server, "POST", "/reset");
+  if (limit.rps)
+    await adminCall(server, "PUT", "/orgs/demo/rate-limit", { rps: limit.rps, burst: limit.burst });
+  const open = await t.open(n, server);
+  const watch = new ProcessWatch(open.dir, { engine: ENGINE, provider: t.provider });
+  const phases = {} as Record<Phase, PhaseRow>;
+  try {
+    await server.counts();
+    for (const phase of PHASES) {
+      const start = performance.now();
+      await open.run(phase);
+      const wall = (performance.now() - start) / 1000;
+      const { statuses } = await server.counts();
+      const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
+      phases[phase] = { wall, requests, refused: statuses["429"] ?? 0 };
+      if (!t.floor && (phase === "up" || phase === "destroy")) await checkLive(server, n, phase);
+    }
+  } finally {
+    watch.stop();
+    await open.close();
+    if (limit.rps) await adminCall(server, "DELETE", "/orgs/demo/rate-limit");
+  }
+  return { n, limit, target: t, phases, rssBytes: watch.take().provider!.peakRssBytes };
+}
+
+// --- the report ---------------------------------------------------------------------------------
+
+const secs = (x: number) => `${x.toFixed(1)} s`;
+const mib = (b: number) => (b ? `${(b / 1024 / 1024).toFixed(0)} MiB` : "-");
+const words = (t: Target, p: Phase) => (t.engine === "opentofu" ? TOFU_WORDS[p] : p);
+
+function line(r: Row): string {
+  const cells = PHASES.map((p) => {
+    const ph = r.phases[p];
+    let cell = `${words(r.target, p)} ${secs(ph.wall)}, ${ph.requests} req, ${ph.refused} 429`;
+    if (r.limit.rps && ph.requests) cell += `, floor ${secs(ph.requests / r.limit.rps)}`;
+    return cell;
+  });
+  return `N=${r.n} limit ${r.limit.label} ${r.target.name}: ${cells.join("; ")}; provider peak RSS ${mib(r.rssBytes)}`;
+}
+
+function find(rows: Row[], n: number, limit: string, name: string): Row | undefined {
+  return rows.find((r) => r.n === n && r.limit.label === limit && r.target.name === name);
+}
+
+function print(rows: Row[]): void {
+  const ns = [...new Set(rows.map((r) => r.n))];
+  console.log(
+    `\nPer run and phase: wall time, API requests answered, 429s among them; for a limited run the ` +
+      `floor requests / rate and wall / floor (parallelism ${PARALLEL}; deploys take ${PROVISION_MS} ms; ` +
+      `the package as built into dist/)\n`,
+  );
+  console.log(`| N | limit | front end | ${PHASES.join(" | ")} | provider peak RSS |`);
+  console.log(`|---:|---|---|${PHASES.map(() => "---|").join("")}---:|`);
+  for (const r of rows) {
+    const cells = PHASES.map((p) => {
+      const ph = r.phases[p];
+      let cell = `${secs(ph.wall)} · ${ph.requests} req · ${ph.refused} 429`;
+      if (r.limit.rps && ph.requests) {
+        const floor = ph.requests / r.limit.rps;
+        cell += ` · floor ${secs(floor)} · **${(ph.wall / floor).toFixed(2)}x**`;
+      }
+      return cell;
+    });
+    console.log(
+      `| ${r.n} | ${r.limit.label} | ${r.target.name} | ${cells.join(" | ")} | ${mib(r.rssBytes)} |`,
+    );
+  }
+
+  console.log(`\nNo limit: each front end's wall time over its engine's floor (same N, same run)\n`);
+  console.log(`| N | front end | ${PHASES.join(" | ")} |`);
+  console.log(`|---:|---|${PHASES.map(() => "---|").join("")}`);
+  for (const n of ns)
+    for (const r of rows.filter((x) => x.n === n && x.limit.label === "none" && !x.target.floor)) {
+      const floor = find(rows, n, "none", r.target.engine === "opentofu" ? "tofu floor" : "pulumi floor");
+      if (!floor) continue;
+      const cells = PHASES.map(
+        (p) =>
+          `${secs(r.phases[p].wall)} / ${secs(floor.phases[p].wall)} = **${(r.phases[p].wall / floor.phases[p].wall).toFixed(2)}x**`,
+      );
+      console.log(`| ${n} | ${r.target.name} | ${cells.join(" | ")} |`);
+    }
+
+  const limited = [...new Set(rows.filter((r) => r.limit.rps).map((r) => r.limit.label))];
+  if (!limited.length) return;
+  console.log(
+    `\nUnder a limit, against the same N with none: 429s over requests, requests over the ` +
+      `unlimited run's, and wall over requests / rate (per phase; phases of fewer than 50 requests ` +
+      `are left out of the largest ratio: their time is the engine's)\n`,
+  );
+  console.log(
+    `| N | limit | front end | 429s / requests | requests / unlimited | wall / floor (per phase) | largest | wall / max(floor, unlimited wall) (per phase) |`,
+  );
+  console.log(`|---:|---|---|---:|---:|---|---:|---|`);
+  for (const n of ns)
+    for (const label of limited)
+      for (const r of rows.filter((x) => x.n === n && x.limit.label === label && !x.target.floor)) {
+        const free = find(rows, n, "none", r.target.name);
+        const total = (row: Row, k: "requests" | "refused") =>
+          PHASES.reduce((a, p) => a + row.phases[p][k], 0);
+        const ratios = PHASES.map((p) => {
+          const ph = r.phases[p];
+          return ph.requests ? ph.wall / (ph.requests / r.limit.rps!) : undefined;
+        });
+        const counted = PHASES.map((p, i) => (r.phases[p].requests >= 50 ? ratios[i] : undefined)).filter(
+          (x): x is number => x !== undefined,
+        );
+        console.log(
+          `| ${n} | ${label} | ${r.target.name} | ${((100 * total(r, "refused")) / Math.max(1, total(r, "requests"))).toFixed(1)} % | ` +
+            `${free ? (total(r, "requests") / total(free, "requests")).toFixed(2) : "-"} | ` +
+            `${PHASES.map((p, i) => `${words(r.target, p)} ${ratios[i] === undefined ? "-" : ratios[i]!.toFixed(2)}`).join(", ")} | ` +
+            `${counted.length ? Math.max(...counted).toFixed(2) : "-"} | ` +
+            `${PHASES.map((p) => {
+              const ph = r.phases[p];
+              const base = Math.max(ph.requests / r.limit.rps!, free?.phases[p].wall ?? 0);
+              return `${words(r.target, p)} ${base ? (ph.wall / base).toFixed(2) : "-"}`;
+            }).join(", ")} |`,
+        );
+      }
+}
+
+// --- main ---------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const minutes = () => (performance.now() - t0) / 60_000;
+  buildPackage();
+  const limits = LIMITS.map(parseLimit);
+  const pluginDir = builtPluginDir();
+  const all = await targets(pluginDir);
+  const server = await startServerChild(PROVISION_MS);
+  const rows: Row[] = [];
+  const done: { n: number; minutes: number }[] = [];
+  try {
+    for (const n of NS) {
+      const last = done.at(-1);
+      const expected = last ? last.minutes * (n / last.n) ** 1.2 : undefined;
+      if (expected !== undefined && minutes() + expected > BUDGET_MIN) {
+        console.log(
+          `  N=${n} not run: expected to take ${expected.toFixed(0)} min (N=${last!.n} took ${last!.minutes.toFixed(0)} min), past the budget of ${BUDGET_MIN} min (--budget-min)`,
+        );
+        break;
+      }
+      const start = minutes();
+      for (const limit of limits)
+        for (const t of all) {
+          // A floor makes no API requests: once per N.
+          if (t.floor && limit.rps) continue;
+          const row = await runOne(t, n, limit, server);
+          rows.push(row);
+          console.log(`  ${line(row)}`);
+        }
+      done.push({ n, minutes: minutes() - start });
+    }
+  } finally {
+    server.stop();
+    rmSync(pluginDir, { recursive: true, force: true });
+  }
+  print(rows);
+  console.log(
+    `\nMinutes per N: ${done.map((d) => `N=${d.n} ${d.minutes.toFixed(1)}`).join(", ")}; total ${minutes().toFixed(1)} min`,
+  );
+}
+
+await main();
