@@ -6,6 +6,7 @@ import * as grpc from "@grpc/grpc-js";
 import engineGrpc from "@pulumi/pulumi/proto/engine_grpc_pb.js";
 import enginePb from "@pulumi/pulumi/proto/engine_pb.js";
 import { readFileSync } from "node:fs";
+import { flushCompileCache } from "../frontend/compile-cache.ts";
 import { engineLog } from "../frontend/engine-log.ts";
 import { servedSchema } from "../schema/package-schema.ts";
 import { CwsPlugin } from "./adapter.ts";
@@ -23,7 +24,10 @@ const plugin = new CwsPlugin({ version, log, schema: () => (schema ??= servedSch
 
 // No top-level await: a Pulumi install's Node.js language host loads this module with require().
 serve(plugin).then(
-  ({ port }) => process.stdout.write(`${port}\n`),
+  ({ port }) => {
+    process.stdout.write(`${port}\n`);
+    flushCompileCache();
+  },
   (e: unknown) => {
     process.stderr.write(`pulumi-resource-cws: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);

@@ -3,6 +3,7 @@
  * it with the go-plugin environment and read the handshake line from its first line of stdout.
  */
 import { readFileSync } from "node:fs";
+import { flushCompileCache } from "../frontend/compile-cache.ts";
 import { servedSchema } from "../schema/package-schema.ts";
 import { TofuProvider } from "./adapter.ts";
 import { refusal, serve } from "./serve.ts";
@@ -20,7 +21,10 @@ const version = (JSON.parse(readFileSync(new URL("package.json", ROOT), "utf8"))
 const provider = new TofuProvider(JSON.parse(servedSchema(ROOT, version)) as PackageSchema);
 
 serve(provider).then(
-  ({ handshake }) => process.stdout.write(`${handshake}\n`),
+  ({ handshake }) => {
+    process.stdout.write(`${handshake}\n`);
+    flushCompileCache();
+  },
   (e: unknown) => {
     process.stderr.write(`terraform-provider-cws: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);

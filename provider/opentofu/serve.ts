@@ -4,47 +4,35 @@
  * certificate in PLUGIN_CLIENT_CERT), the handshake line on stdout
  * (`1|6|tcp|127.0.0.1:PORT|grpc|<server certificate, base64>`), the controller's Shutdown and
  * the health check. Every tfplugin6 RPC the provider answers is a method of the adapter
- * (TofuProvider); an error it throws becomes an error diagnostic of that call.
+ * (TofuProvider); an error it throws becomes an error diagnostic of that call. The service
+ * definitions come from protocol.ts (precompiled by the build).
  */
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
+import type * as protoLoader from "@grpc/proto-loader";
 import { fileURLToPath } from "node:url";
 import { errorDiag, messageOf } from "./diagnostics.ts";
 import type { TofuProvider } from "./adapter.ts";
+import { loadServices } from "./protocol.ts";
 import { pluginCertificate } from "./tls-cert.ts";
 
 export const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
 export const MAGIC_COOKIE_VALUE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 const PROTOCOL_VERSION = "6";
 
-/** The protocol definitions, as published by HashiCorp (tfplugin6, go-plugin) and gRPC (health). */
-const PROTOS = fileURLToPath(new URL("./vendor/", import.meta.url));
-
 type Service = grpc.ServiceDefinition;
 
-/** How messages look to the provider: field names as in the .proto files, enums by name. */
+/**
+ * How messages look to the provider, as @grpc/proto-loader options (what a client of the vendored
+ * .proto files, such as a test, loads them with): field names as in the .proto files, enums by name.
+ */
 export const PROTO_OPTIONS: protoLoader.Options = {
-  includeDirs: [PROTOS],
+  includeDirs: [fileURLToPath(new URL("./vendor/", import.meta.url))],
   keepCase: true,
   longs: Number,
   enums: String,
   defaults: true,
   oneofs: true,
 };
-
-function services(): { provider: Service; controller: Service; health: Service } {
-  const def = protoLoader.loadSync(["tfplugin6.proto", "go-plugin.proto", "health.proto"], PROTO_OPTIONS);
-  const pkg = grpc.loadPackageDefinition(def) as unknown as {
-    tfplugin6: { Provider: { service: Service } };
-    plugin: { GRPCController: { service: Service } };
-    grpc: { health: { v1: { Health: { service: Service } } } };
-  };
-  return {
-    provider: pkg.tfplugin6.Provider.service,
-    controller: pkg.plugin.GRPCController.service,
-    health: pkg.grpc.health.v1.Health.service,
-  };
-}
 
 /** `GetProviderSchema` → `getProviderSchema`. */
 const methodName = (rpc: string) => rpc[0]!.toLowerCase() + rpc.slice(1);
@@ -74,7 +62,7 @@ export interface Served {
 
 /** Starts the provider's gRPC server on a free local port and returns it with the handshake line. */
 export async function serve(provider: TofuProvider, env: NodeJS.ProcessEnv = process.env): Promise<Served> {
-  const s = services();
+  const s = await loadServices();
   const server = new grpc.Server({ "grpc.max_receive_message_length": 256 << 20 });
   server.addService(s.provider, providerImplementation(s.provider, provider));
   server.addService(s.controller, {
