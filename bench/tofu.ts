@@ -15,8 +15,10 @@
  * The tofu is the project's (scripts/toolchain/tofu.ts): 1.12.6 when it is built, else the
  * version the toolchain pins (CWS_TOFU names another); the table says which.
  *
- * Run: node bench/tofu.ts [--n 1,100,500] [--repeat 5] [--installed DIR] (DIR: a project where
- * the package is installed already; without it the checkout is packed and installed first).
+ * Run: node bench/tofu.ts [--n 1,100,500] [--repeat 5] [--installed DIR] [--compare DIR]
+ * (--installed: a project where the package is installed already, without it this checkout is
+ * packed and installed first; --compare: a project where another version of the package is
+ * installed, measured in the same turns as a third provider).
  */
 import { fork } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -47,8 +49,11 @@ async function tofu(): Promise<{ path: string; version: string }> {
   const path = process.env.CWS_TOFU ?? TOFU_VERSIONS.map((v) => tofuPath(v)).find((p) => existsSync(p));
   if (!path)
     throw new Error(`no tofu built (looked for ${TOFU_VERSIONS.join(", ")}): run npm run tofu:build`);
-  const out = await runProcess(path, ["version"], { env: userEnv() });
-  return { path, version: out.stdout.trim().split("\n")[0]!.trim() };
+  const out = await runProcess(path, ["version", "-json"], { env: userEnv() });
+  return {
+    path,
+    version: `OpenTofu ${(JSON.parse(out.stdout) as { terraform_version: string }).terraform_version}`,
+  };
 }
 
 interface Provider {
@@ -57,13 +62,18 @@ interface Provider {
   block: (n: number) => string;
 }
 
+/** N volumes of ours, the provider's source address given. */
+const volumes = (label: string, source: string): Provider => ({
+  label,
+  source,
+  block: (n) =>
+    `resource "cws_volume" "v" {\n  count         = ${n}\n  name          = "bench-v-\${count.index}"\n  size_in_mb    = 512\n  resource_name = "gpu-rental-small"\n}\n`,
+});
+
+const COMPARE = process.argv.includes("--compare") ? arg("compare", "") : undefined;
 const PROVIDERS: Provider[] = [
-  {
-    label: "terraform-provider-cws",
-    source: "cws/cws",
-    block: (n) =>
-      `resource "cws_volume" "v" {\n  count         = ${n}\n  name          = "bench-v-\${count.index}"\n  size_in_mb    = 512\n  resource_name = "gpu-rental-small"\n}\n`,
-  },
+  volumes("terraform-provider-cws", "cws/cws"),
+  ...(COMPARE ? [volumes(`terraform-provider-cws of ${COMPARE}`, "compare/cws")] : []),
   {
     label: "floor (Go, terraform-plugin-framework)",
     source: "cws/floor",
@@ -78,6 +88,7 @@ const PROVIDERS: Provider[] = [
 function writeMirror(dir: string, starts: string, launchers: Record<string, string>): void {
   for (const [source, exe] of Object.entries(launchers)) {
     const type = source.split("/")[1]!;
+    if (!exe) continue;
     const pkg = join(dir, "registry.opentofu.org", source, VERSION, PLATFORM);
     mkdirSync(pkg, { recursive: true });
     const file = join(pkg, `terraform-provider-${type}_v${VERSION}`);
@@ -115,11 +126,12 @@ async function main(): Promise<void> {
   writeMirror(join(root, "mirror"), starts, {
     "cws/cws": join(installed, "node_modules", ".bin", "terraform-provider-cws"),
     "cws/floor": floor,
+    "compare/cws": COMPARE ? join(COMPARE, "node_modules", ".bin", "terraform-provider-cws") : "",
   });
   const rc = join(root, "tofu.rc");
   writeFileSync(
     rc,
-    `provider_installation {\n  filesystem_mirror {\n    path    = "${join(root, "mirror")}"\n    include = ["registry.opentofu.org/cws/*"]\n  }\n  direct {\n    exclude = ["registry.opentofu.org/cws/*"]\n  }\n}\n`,
+    `provider_installation {\n  filesystem_mirror {\n    path    = "${join(root, "mirror")}"\n    include = ["registry.opentofu.org/cws/*", "registry.opentofu.org/compare/*"]\n  }\n  direct {\n    exclude = ["registry.opentofu.org/cws/*", "registry.opentofu.org/compare/*"]\n  }\n}\n`,
   );
   const env = userEnv({
     TF_CLI_CONFIG_FILE: rc,
@@ -148,10 +160,10 @@ async function main(): Promise<void> {
       const dirs = PROVIDERS.map((p, i) => {
         const dir = join(root, `n${n}-${i}`);
         mkdirSync(dir);
-        const [ns, type] = p.source.split("/");
+        const type = p.source.split("/")[1];
         writeFileSync(
           join(dir, "main.tf"),
-          `terraform {\n  required_providers {\n    ${type} = { source = "${ns}/${type}" }\n  }\n}\n\n${p.block(n)}`,
+          `terraform {\n  required_providers {\n    ${type} = { source = "${p.source}" }\n  }\n}\n\n${p.block(n)}`,
         );
         return dir;
       });

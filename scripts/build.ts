@@ -110,8 +110,9 @@ async function bundlePlugins(): Promise<void> {
     await bundle({
       input: { [`${name}-main`]: mainFile },
       platform: "node",
-      // Never loaded by the plugins (gRPC's channelz loads it on demand), and protobufjs's parser with it.
-      external: [/^node:/, "@grpc/proto-loader"],
+      // Never loaded by the plugins as installed: gRPC channelz's loader, and the .proto compiler (the
+      // build compiled them).
+      external: [/^node:/, "@grpc/proto-loader", /\/protocol-source\.js$/],
       logLevel: "warn",
       output: { dir, format: "esm", codeSplitting: false },
     });

@@ -4,8 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { flushCompileCache } from "../frontend/compile-cache.ts";
-import { servedSchema } from "../schema/package-schema.ts";
-import { TofuProvider } from "./adapter.ts";
+import type { TofuProvider } from "./adapter.ts";
 import { refusal, serve } from "./serve.ts";
 import type { PackageSchema } from "./tf-schema.ts";
 
@@ -18,7 +17,20 @@ if (refused) {
 }
 const version = (JSON.parse(readFileSync(new URL("package.json", ROOT), "utf8")) as { version: string })
   .version;
-const provider = new TofuProvider(JSON.parse(servedSchema(ROOT, version)) as PackageSchema);
+
+/**
+ * The adapter over the package's schema, with the resource modules and the contract they are
+ * checked with: loaded by the first call (serve.ts), so that the handshake line does not wait for
+ * them.
+ */
+async function provider(): Promise<TofuProvider> {
+  const [{ TofuProvider }, { servedSchema }] = await Promise.all([
+    import("./adapter.ts"),
+    import("../schema/package-schema.ts"),
+  ]);
+  const p = new TofuProvider(JSON.parse(servedSchema(ROOT, version)) as PackageSchema);
+  return p;
+}
 
 serve(provider).then(
   ({ handshake }) => {

@@ -10,9 +10,8 @@
  */
 import type * as protoLoader from "@grpc/proto-loader";
 import { fileURLToPath } from "node:url";
-import { errorDiag, messageOf } from "./diagnostics.ts";
 import type { TofuProvider } from "./adapter.ts";
-import { UnaryServer, type UnaryHandler } from "./grpc-server.ts";
+import { Status, StatusError, UnaryServer, type UnaryHandler } from "./grpc-server.ts";
 import { loadServices, type Services } from "./protocol.ts";
 import { pluginCertificate } from "./tls-cert.ts";
 
@@ -40,18 +39,31 @@ export const PROTO_OPTIONS: protoLoader.Options = {
 /** `GetProviderSchema` → `getProviderSchema`. */
 const methodName = (rpc: string) => rpc[0]!.toLowerCase() + rpc.slice(1);
 
+/**
+ * The handlers of the provider's RPCs, each the adapter's method of the same name; the adapter is
+ * given, or loaded by the first call (see main.ts). An RPC it has no method for is UNIMPLEMENTED.
+ */
 function providerHandlers(
   service: Services["provider"],
-  provider: TofuProvider,
+  provider: TofuProvider | (() => Promise<TofuProvider>),
 ): Record<string, UnaryHandler> {
+  let loaded: Promise<TofuProvider> | undefined;
+  const adapter = () => (loaded ??= typeof provider === "function" ? provider() : Promise.resolve(provider));
   const handlers: Record<string, UnaryHandler> = {};
   for (const rpc of Object.keys(service)) {
-    const method = (provider as unknown as Record<string, unknown>)[methodName(rpc)];
-    if (typeof method !== "function") continue; // left out: UNIMPLEMENTED
-    handlers[rpc] = (request) =>
-      Promise.resolve()
-        .then(() => (method as (req: unknown) => unknown).call(provider, request))
-        .catch((e: unknown) => ({ diagnostics: [errorDiag(messageOf(e))] }));
+    handlers[rpc] = async (request) => {
+      const p = await adapter();
+      const method = (p as unknown as Record<string, unknown>)[methodName(rpc)];
+      if (typeof method !== "function")
+        throw new StatusError(Status.UNIMPLEMENTED, `${rpc} is not implemented`);
+      try {
+        return await (method as (req: unknown) => unknown).call(p, request);
+      } catch (e) {
+        // Loaded with the adapter (it names attributes in HCL terms, with the contract's names).
+        const { errorDiag, messageOf } = await import("./diagnostics.ts");
+        return { diagnostics: [errorDiag(messageOf(e))] };
+      }
+    };
   }
   return handlers;
 }
@@ -63,8 +75,15 @@ export interface Served {
   handshake: string;
 }
 
-/** Starts the provider's gRPC server on a free local port and returns it with the handshake line. */
-export async function serve(provider: TofuProvider, env: NodeJS.ProcessEnv = process.env): Promise<Served> {
+/**
+ * Starts the provider's gRPC server on a free local port and returns it with the handshake line.
+ * `provider` is the adapter, or what loads it: then the first call does, and the handshake line
+ * does not wait for the resource modules.
+ */
+export async function serve(
+  provider: TofuProvider | (() => Promise<TofuProvider>),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Served> {
   const s = await loadServices();
   const clientCert = env.PLUGIN_CLIENT_CERT;
   const cert = clientCert ? pluginCertificate() : undefined;

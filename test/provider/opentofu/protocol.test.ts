@@ -2,7 +2,8 @@
  * The provider's service definitions (provider/opentofu/protocol.ts) from the descriptor the build
  * precompiles out of the vendored .proto files: the same methods as @grpc/proto-loader makes of
  * those files, and the same bytes and objects on the wire, whether read from the descriptor as the
- * build writes it (JSON) or parsed from the files at start.
+ * build writes it (JSON) or compiled from the files at start; and the codec (proto-codec.ts) writes
+ * and reads every message type of the files as protobuf.js does, for random values.
  */
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
@@ -10,8 +11,13 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { encodeMsgpack } from "../../../provider/opentofu/msgpack.ts";
 import { TofuProvider } from "../../../provider/opentofu/adapter.ts";
+import {
+  Codec,
+  type FieldDescriptor,
+  type ProtocolDescriptor,
+} from "../../../provider/opentofu/proto-codec.ts";
 import { loadServices, servicesOf, type Services } from "../../../provider/opentofu/protocol.ts";
-import { PROTO_FILES, protocolDescriptor } from "../../../provider/opentofu/protocol-source.ts";
+import { PROTO_FILES, protocolDescriptor, protocolRoot } from "../../../provider/opentofu/protocol-source.ts";
 import { PROTO_OPTIONS } from "../../../provider/opentofu/serve.ts";
 import type { PackageSchema } from "../../../provider/opentofu/tf-schema.ts";
 
@@ -87,7 +93,7 @@ describe("the OpenTofu provider's protocol, precompiled", () => {
       "the descriptor the build writes (JSON)",
       () => servicesOf(JSON.parse(JSON.stringify(protocolDescriptor()))),
     ],
-    ["the .proto files parsed at start (sources)", loadServices],
+    ["the .proto files compiled at start (sources)", loadServices],
   ];
 
   for (const [label, load] of variants) {
@@ -112,4 +118,95 @@ describe("the OpenTofu provider's protocol, precompiled", () => {
       }
     });
   }
+});
+
+/** A pseudo-random source with a seed, so that a failure shows again. */
+function random(seed: number) {
+  let x = seed >>> 0 || 1;
+  const next = () => ((x ^= x << 13), (x ^= x >>> 17), (x ^= x << 5), (x >>> 0) / 2 ** 32);
+  return {
+    next,
+    int: (n: number) => Math.floor(next() * n),
+    pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!,
+  };
+}
+
+type Rnd = ReturnType<typeof random>;
+
+function scalarValue(type: string, rnd: Rnd): unknown {
+  switch (type) {
+    case "string":
+      return rnd.pick(["", "a", "cws_volume", "ünïcødé ✓", "x".repeat(200)]);
+    case "bytes":
+      return Buffer.from(Array.from({ length: rnd.int(40) }, () => rnd.int(256)));
+    case "bool":
+      return rnd.next() < 0.5;
+    case "double":
+    case "float":
+      return rnd.pick([0, 1.5, -2.25, 1e10]);
+    case "int32":
+    case "sint32":
+    case "sfixed32":
+      return rnd.pick([0, 1, -1, 300, -2147483648, 2147483647]);
+    case "uint32":
+    case "fixed32":
+      return rnd.pick([0, 1, 300, 4294967295]);
+    case "uint64":
+    case "fixed64":
+      return rnd.pick([0, 1, 300, 2 ** 40, Number.MAX_SAFE_INTEGER]);
+    default:
+      return rnd.pick([0, 1, -1, 300, -(2 ** 40), 2 ** 52, Number.MIN_SAFE_INTEGER]);
+  }
+}
+
+function randomMessage(
+  d: ProtocolDescriptor,
+  type: string,
+  rnd: Rnd,
+  depth: number,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const oneofsSet = new Set<string>();
+  const value = (f: FieldDescriptor): unknown =>
+    f.kind === "message"
+      ? randomMessage(d, f.type, rnd, depth + 1)
+      : f.kind === "enum"
+        ? rnd.pick(Object.keys(d.enums[f.type]!))
+        : scalarValue(f.type, rnd);
+  for (const f of d.messages[type]!) {
+    if (rnd.next() < 0.4) continue;
+    if (f.kind === "message" && depth > 3) continue;
+    if (f.oneof) {
+      if (oneofsSet.has(f.oneof)) continue;
+      oneofsSet.add(f.oneof);
+    }
+    if (f.keyType)
+      out[f.name] = Object.fromEntries(Array.from({ length: rnd.int(3) }, (_, i) => [`k${i}`, value(f)]));
+    else if (f.repeated) out[f.name] = Array.from({ length: rnd.int(4) }, () => value(f));
+    else out[f.name] = value(f);
+  }
+  return out;
+}
+
+describe("the protocol's codec", () => {
+  it("writes and reads every message type of the vendored files as protobuf.js does, for random values", () => {
+    const d = protocolDescriptor();
+    const root = protocolRoot();
+    const codec = new Codec(JSON.parse(JSON.stringify(d)) as ProtocolDescriptor);
+    const options = { longs: Number, enums: String, defaults: true, oneofs: true };
+    const rnd = random(20261125);
+    let checked = 0;
+    for (const type of Object.keys(d.messages)) {
+      const t = root.lookupType(type);
+      for (let i = 0; i < 20; i++) {
+        const value = randomMessage(d, type, rnd, 0);
+        const theirs = Buffer.from(t.encode(t.fromObject(value)).finish());
+        const ours = codec.encode(type, value);
+        expect(ours.equals(theirs), `${type}: ${JSON.stringify(value)}`).toBe(true);
+        expect(codec.decode(type, theirs), type).toEqual(t.toObject(t.decode(theirs), options));
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
 });
