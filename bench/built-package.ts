@@ -3,7 +3,7 @@
  * or the whole way, `npm pack` and the tarball installed into an empty project.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { REPO_ROOT } from "../scripts/repo-root.ts";
@@ -40,11 +40,12 @@ export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /**
  * `npm pack` of the checkout (which builds it) and the tarball installed into a new, empty project
- * under the system's temp folder; resolves to that project's folder (its node_modules/.bin holds
- * the launchers).
+ * under the system's temp folder, removed when this process exits; resolves to that project's
+ * folder (its node_modules/.bin holds the launchers).
  */
 export async function installPackage(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "cws-bench-installed-"));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   const packed = await runProcess("npm", ["pack", "--json", "--pack-destination", dir], { env: userEnv() });
   const [info] = JSON.parse(packed.stdout) as { filename: string }[];
   const project = join(dir, "project");

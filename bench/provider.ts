@@ -116,7 +116,7 @@ function floorProgram(n: number) {
 }
 
 /**
- * A dir holding `pulumi-resource-cws` as installed: the compiled plugin (dist/) under this Node.
+ * A dir holding `pulumi-resource-cws` as installed: the plugin's bundle (dist/) under this Node.
  * (bin/pulumi-resource-cws runs a checkout's sources.)
  */
 function builtPluginDir(): string {
@@ -124,7 +124,7 @@ function builtPluginDir(): string {
   const launcher = join(dir, "pulumi-resource-cws");
   writeFileSync(
     launcher,
-    `#!/bin/sh\nexec "${process.execPath}" "${join(DIST, "provider", "native", "main.js")}" "$@"\n`,
+    `#!/bin/sh\nexec "${process.execPath}" "${join(DIST, "provider", "native", "pulumi-resource-cws.js")}" "$@"\n`,
   );
   chmodSync(launcher, 0o755);
   return dir;
@@ -153,7 +153,7 @@ async function frontEnds(pluginDir: string): Promise<FrontEnd[]> {
             delimiter,
           ),
         },
-        process: /provider\/native\/main/,
+        process: /provider\/native\/pulumi-resource-cws/,
       });
   }
   return all;

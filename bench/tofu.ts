@@ -52,7 +52,7 @@ async function tofu(): Promise<{ path: string; version: string }> {
   const out = await runProcess(path, ["version", "-json"], { env: userEnv() });
   return {
     path,
-    version: `OpenTofu ${(JSON.parse(out.stdout) as { terraform_version: string }).terraform_version}`,
+    version: `OpenTofu ${(JSON.parse(out.stdout.slice(out.stdout.indexOf("{"))) as { terraform_version: string }).terraform_version}`,
   };
 }
 
