@@ -112,7 +112,7 @@ async function frontEnds(pluginDir: string): Promise<FrontEnd[]> {
             delimiter,
           ),
         },
-        process: /provider\/native\/main/,
+        process: /provider\/native\/pulumi-resource-cws/,
       });
   }
   return all;

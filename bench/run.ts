@@ -1,28 +1,46 @@
 /**
  * `npm run bench`: every benchmark in turn, each in its own process, figures printed as they
- * come. Speed and memory figures live here, never in tests.
+ * come. Speed and memory figures live here, never in tests. The plugins' benches (their start, and
+ * tofu plan beside the Go floor) measure the package as installed: it is packed and installed once
+ * for both.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { installPackage } from "./built-package.ts";
 
-const BENCHES = [
-  "server.ts",
-  "sandbox.ts",
-  "sandbox-http.ts",
-  "package-size.ts",
-  "polling.ts",
-  "provider-load.ts",
-  "provider.ts",
-  "adopt.ts",
-  "scale.ts",
+/** Benchmarks, and whether each takes the installed package (`--installed DIR`). */
+const BENCHES: [file: string, installed?: boolean][] = [
+  ["server.ts"],
+  ["sandbox.ts"],
+  ["sandbox-http.ts"],
+  ["package-size.ts"],
+  ["polling.ts"],
+  ["provider-load.ts"],
+  ["plugin-start.ts", true],
+  ["tofu.ts", true],
+  ["provider.ts"],
+  ["adopt.ts"],
+  ["scale.ts"],
 ];
 let failed = 0;
-for (const file of BENCHES) {
+let installed: string | undefined;
+for (const [file, wantsInstalled] of BENCHES) {
   const path = fileURLToPath(new URL(`./${file}`, import.meta.url));
   if (!existsSync(path)) continue;
   console.log(`\n### bench/${file}`);
-  const r = spawnSync(process.execPath, [path], { stdio: "inherit" });
+  const args = [path];
+  if (wantsInstalled) {
+    try {
+      installed ??= await installPackage();
+      args.push("--installed", installed);
+    } catch (e) {
+      console.error(`bench/${file}: the package could not be packed and installed: ${(e as Error).message}`);
+      failed++;
+      continue;
+    }
+  }
+  const r = spawnSync(process.execPath, args, { stdio: "inherit" });
   if (r.status !== 0) {
     console.error(`bench/${file} failed (exit ${r.status})`);
     failed++;

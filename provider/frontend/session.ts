@@ -12,14 +12,21 @@ import type { Settings } from "./settings.ts";
 /** What a call that needs the service says before the front end was configured. */
 export const NOT_CONFIGURED = "the cws provider was not configured";
 
+/**
+ * How a front end hands the client class over: a function, so that the class (the HTTP client and
+ * its dependencies, the largest part of a front end's code) is loaded only when a call first needs
+ * it; it may load it asynchronously (`import()`), so that a process whose calls never reach the
+ * service (OpenTofu's schema and validation starts) never loads it.
+ */
+export type ClientClass = () => typeof CwsClient | Promise<typeof CwsClient>;
+
 export class Session {
-  /** The client class, handed over so that a front end may load it only when a call needs it. */
-  readonly #clientClass: () => typeof CwsClient;
+  readonly #clientClass: ClientClass;
   #settings: Settings | Error = new Error(NOT_CONFIGURED);
   #client: CwsClient | undefined;
   readonly #running = new Set<AbortController>();
 
-  constructor(clientClass: () => typeof CwsClient) {
+  constructor(clientClass: ClientClass) {
     this.#clientClass = clientClass;
   }
 
@@ -31,20 +38,19 @@ export class Session {
   }
 
   /**
-   * The client of the configured settings; throws what is wrong with them. Its requests pass the
-   * process's rate gate for the service and org (client/rate-gate.ts), shared by every client
+   * The client of the configured settings; rejects with what is wrong with them. Its requests pass
+   * the process's rate gate for the service and org (client/rate-gate.ts), shared by every client
    * and every call of the process, capped at `maxRequestsPerSecond` when it is set.
    */
-  client(): CwsClient {
-    if (this.#settings instanceof Error) throw this.#settings;
-    const { baseUrl, org, token, maxRequestsPerSecond } = this.#settings;
-    this.#client ??= new (this.#clientClass())({
-      baseUrl,
-      org,
-      token,
-      rateGate: "shared",
-      maxRequestsPerSecond,
-    });
+  async client(): Promise<CwsClient> {
+    const settings = this.#settings;
+    if (settings instanceof Error) throw settings;
+    if (this.#client) return this.#client;
+    const Client = await this.#clientClass();
+    // Configure may have come while the class loaded: the client is of the settings asked for.
+    if (this.#settings !== settings) return this.client();
+    const { baseUrl, org, token, maxRequestsPerSecond } = settings;
+    this.#client ??= new Client({ baseUrl, org, token, rateGate: "shared", maxRequestsPerSecond });
     return this.#client;
   }
 
@@ -54,10 +60,11 @@ export class Session {
     timeoutMs: number | undefined,
     work: (ctx: Context) => Promise<T>,
   ): Promise<T> {
-    const client = this.client();
     const controller = new AbortController();
     this.#running.add(controller);
     try {
+      const client = await this.client();
+      controller.signal.throwIfAborted(); // cancelled while the client loaded
       return await work({ client, log, signal: controller.signal, ...(timeoutMs ? { timeoutMs } : {}) });
     } finally {
       this.#running.delete(controller);

@@ -7,7 +7,6 @@
 import emptyPb from "google-protobuf/google/protobuf/empty_pb.js";
 import pluginPb from "@pulumi/pulumi/proto/plugin_pb.js";
 import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
-import { CwsClient } from "../../client/index.ts";
 import { Planned } from "../core/diff-words.ts";
 import { fromState, toState } from "../core/state.ts";
 import type { Autonaming } from "../core/naming.ts";
@@ -66,7 +65,8 @@ function autonamingOf(req: InstanceType<typeof providerPb.CheckRequest>): Autona
 
 export class CwsPlugin {
   readonly #opts: PluginOptions;
-  readonly #session = new Session(() => CwsClient);
+  /** The HTTP client is loaded by the first call that needs the service (frontend/session.ts). */
+  readonly #session = new Session(async () => (await import("../../client/index.ts")).CwsClient);
   /** The resources checked in this process: diff speaks for those only (diff-words.ts). */
   readonly #planned = new Planned();
 
@@ -240,7 +240,7 @@ export class CwsPlugin {
       res.setFailuresList(failuresOf(failures));
       return res;
     }
-    res.setReturn(encode(await fn.run(this.#session.client(), args)));
+    res.setReturn(encode(await fn.run(await this.#session.client(), args)));
     return res;
   }
 }

@@ -6,9 +6,9 @@ import * as grpc from "@grpc/grpc-js";
 import engineGrpc from "@pulumi/pulumi/proto/engine_grpc_pb.js";
 import enginePb from "@pulumi/pulumi/proto/engine_pb.js";
 import { readFileSync } from "node:fs";
+import { flushCompileCache } from "../frontend/compile-cache.ts";
 import { engineLog } from "../frontend/engine-log.ts";
-import { servedSchema } from "../schema/package-schema.ts";
-import { CwsPlugin } from "./adapter.ts";
+import type { CwsPlugin } from "./adapter.ts";
 import { serve } from "./serve.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -18,12 +18,26 @@ const version = (JSON.parse(readFileSync(new URL("package.json", ROOT), "utf8"))
 const engineAddress = process.argv.slice(2).find((a) => !a.startsWith("-"));
 const log = engineLog(engineAddress, () => ({ grpc, services: engineGrpc, messages: enginePb }));
 
-let schema: string | undefined;
-const plugin = new CwsPlugin({ version, log, schema: () => (schema ??= servedSchema(ROOT, version)) });
+/**
+ * The adapter, with the resource modules and the contract they are checked with: loaded by the
+ * first call (serve.ts), so that the port line does not wait for them.
+ */
+async function plugin(): Promise<CwsPlugin> {
+  const [{ CwsPlugin }, { servedSchema }] = await Promise.all([
+    import("./adapter.ts"),
+    import("../schema/package-schema.ts"),
+  ]);
+  let schema: string | undefined;
+  const p = new CwsPlugin({ version, log, schema: () => (schema ??= servedSchema(ROOT, version)) });
+  return p;
+}
 
 // No top-level await: a Pulumi install's Node.js language host loads this module with require().
 serve(plugin).then(
-  ({ port }) => process.stdout.write(`${port}\n`),
+  ({ port }) => {
+    process.stdout.write(`${port}\n`);
+    flushCompileCache();
+  },
   (e: unknown) => {
     process.stderr.write(`pulumi-resource-cws: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);

@@ -29,15 +29,19 @@ const HANDLED = [
 /**
  * The gRPC service implementation: each RPC answered by the plugin, errors as gRPC errors. RPCs
  * left out (Handshake, Construct, Call, List, Attach, mappings) get UNIMPLEMENTED from grpc-js,
- * which the engine accepts for all of them.
+ * which the engine accepts for all of them. `plugin` is the adapter, or what loads it: then the
+ * first call does.
  */
-export function serviceImplementation(plugin: CwsPlugin): grpc.UntypedServiceImplementation {
+export function serviceImplementation(
+  plugin: CwsPlugin | (() => Promise<CwsPlugin>),
+): grpc.UntypedServiceImplementation {
+  let loaded: Promise<CwsPlugin> | undefined;
+  const adapter = () => (loaded ??= typeof plugin === "function" ? plugin() : Promise.resolve(plugin));
   const impl: grpc.UntypedServiceImplementation = {};
   for (const name of HANDLED) {
-    const method = (plugin[name] as (req: unknown) => unknown).bind(plugin);
     impl[name] = (call: Call<unknown>, callback: Callback) => {
-      Promise.resolve()
-        .then(() => method(call.request))
+      adapter()
+        .then((p) => (p[name] as (req: unknown) => unknown).call(p, call.request))
         .then(
           (res) => callback(null, res),
           (e: unknown) =>
@@ -53,7 +57,9 @@ export function serviceImplementation(plugin: CwsPlugin): grpc.UntypedServiceImp
 }
 
 /** Starts the plugin's gRPC server on a free local port and returns the port. */
-export async function serve(plugin: CwsPlugin): Promise<{ port: number; server: grpc.Server }> {
+export async function serve(
+  plugin: CwsPlugin | (() => Promise<CwsPlugin>),
+): Promise<{ port: number; server: grpc.Server }> {
   const server = new grpc.Server({ "grpc.max_receive_message_length": 1 << 30 });
   server.addService(providerGrpc.ResourceProviderService, serviceImplementation(plugin));
   const port = await new Promise<number>((resolve, reject) =>

@@ -6,7 +6,6 @@
  * modules do the waits, adoption and retries. The settings, the client and the running calls are the shared front-end base's
  * (frontend/).
  */
-import { CwsClient } from "../../client/index.ts";
 import { STATE_VERSION_KEY, fromState } from "../core/state.ts";
 import {
   PartialStateError,
@@ -63,7 +62,8 @@ export class TofuProvider {
   readonly #resources: Map<string, TfResource>;
   readonly #dataSources: Map<string, TfResource>;
   readonly #names: Set<string>;
-  readonly #session = new Session(() => CwsClient);
+  /** The HTTP client is loaded by the first call that needs the service (frontend/session.ts). */
+  readonly #session = new Session(async () => (await import("../../client/index.ts")).CwsClient);
   /** Progress lines; OpenTofu keeps a plugin's stderr in its log (TF_LOG). */
   readonly #log: (line: string) => void;
   /** The configured org: the `org` of every resource identity. */
@@ -352,7 +352,7 @@ export class TofuProvider {
     const values = toCore(args, config);
     const failures = checkFunctionArgs(fn, values);
     if (failures.length) return { diagnostics: this.#failures(failures, "Invalid value") };
-    const result = await fn.run(this.#session.client(), values);
+    const result = await fn.run(await this.#session.client(), values);
     return { state: encodeValue(toTf(r.attributes, { ...values, ...result })), diagnostics: [] };
   }
 }

@@ -3,8 +3,8 @@
  * it with the go-plugin environment and read the handshake line from its first line of stdout.
  */
 import { readFileSync } from "node:fs";
-import { servedSchema } from "../schema/package-schema.ts";
-import { TofuProvider } from "./adapter.ts";
+import { flushCompileCache } from "../frontend/compile-cache.ts";
+import type { TofuProvider } from "./adapter.ts";
 import { refusal, serve } from "./serve.ts";
 import type { PackageSchema } from "./tf-schema.ts";
 
@@ -17,10 +17,26 @@ if (refused) {
 }
 const version = (JSON.parse(readFileSync(new URL("package.json", ROOT), "utf8")) as { version: string })
   .version;
-const provider = new TofuProvider(JSON.parse(servedSchema(ROOT, version)) as PackageSchema);
+
+/**
+ * The adapter over the package's schema, with the resource modules and the contract they are
+ * checked with: loaded by the first call (serve.ts), so that the handshake line does not wait for
+ * them.
+ */
+async function provider(): Promise<TofuProvider> {
+  const [{ TofuProvider }, { servedSchema }] = await Promise.all([
+    import("./adapter.ts"),
+    import("../schema/package-schema.ts"),
+  ]);
+  const p = new TofuProvider(JSON.parse(servedSchema(ROOT, version)) as PackageSchema);
+  return p;
+}
 
 serve(provider).then(
-  ({ handshake }) => process.stdout.write(`${handshake}\n`),
+  ({ handshake }) => {
+    process.stdout.write(`${handshake}\n`);
+    flushCompileCache();
+  },
   (e: unknown) => {
     process.stderr.write(`terraform-provider-cws: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);

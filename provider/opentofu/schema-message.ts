@@ -5,10 +5,15 @@
 import { STATE_VERSION } from "../core/state.ts";
 import { PROVIDER_ATTRIBUTES, TIMEOUT_KEYS, type TfAttribute, type TfResource } from "./tf-schema.ts";
 
-/** What the provider can do beyond the basics: none of the optional capabilities. */
+/**
+ * What the provider can do beyond the basics. `get_provider_schema_optional`: a process of the
+ * provider serves every call without having been asked for its schema (nothing is set up by
+ * GetProviderSchema), so OpenTofu, which keeps the schema of the first process for the rest of the
+ * command, does not ask each later process for it again.
+ */
 export const SERVER_CAPABILITIES = {
   plan_destroy: false,
-  get_provider_schema_optional: false,
+  get_provider_schema_optional: true,
   move_resource_state: false,
 };
 

@@ -4,27 +4,31 @@
  * certificate in PLUGIN_CLIENT_CERT), the handshake line on stdout
  * (`1|6|tcp|127.0.0.1:PORT|grpc|<server certificate, base64>`), the controller's Shutdown and
  * the health check. Every tfplugin6 RPC the provider answers is a method of the adapter
- * (TofuProvider); an error it throws becomes an error diagnostic of that call.
+ * (TofuProvider); an error it throws becomes an error diagnostic of that call; one it does not
+ * have is UNIMPLEMENTED. The service definitions come from protocol.ts (precompiled by the
+ * build), the serving from grpc-server.ts (unary calls over node:http2).
  */
-import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
+import type * as protoLoader from "@grpc/proto-loader";
 import { fileURLToPath } from "node:url";
-import { errorDiag, messageOf } from "./diagnostics.ts";
 import type { TofuProvider } from "./adapter.ts";
+import { Status, StatusError, UnaryServer, type UnaryHandler } from "./grpc-server.ts";
+import { loadServices, type Services } from "./protocol.ts";
 import { pluginCertificate } from "./tls-cert.ts";
 
 export const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
 export const MAGIC_COOKIE_VALUE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 const PROTOCOL_VERSION = "6";
+/** The largest request accepted (a plan of a large configuration). */
+const MAX_MESSAGE_BYTES = 256 << 20;
+/** How long Shutdown waits for its answer to leave before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 200;
 
-/** The protocol definitions, as published by HashiCorp (tfplugin6, go-plugin) and gRPC (health). */
-const PROTOS = fileURLToPath(new URL("./vendor/", import.meta.url));
-
-type Service = grpc.ServiceDefinition;
-
-/** How messages look to the provider: field names as in the .proto files, enums by name. */
+/**
+ * How messages look to the provider, as @grpc/proto-loader options (what a client of the vendored
+ * .proto files, such as a test, loads them with): field names as in the .proto files, enums by name.
+ */
 export const PROTO_OPTIONS: protoLoader.Options = {
-  includeDirs: [PROTOS],
+  includeDirs: [fileURLToPath(new URL("./vendor/", import.meta.url))],
   keepCase: true,
   longs: Number,
   enums: String,
@@ -32,75 +36,77 @@ export const PROTO_OPTIONS: protoLoader.Options = {
   oneofs: true,
 };
 
-function services(): { provider: Service; controller: Service; health: Service } {
-  const def = protoLoader.loadSync(["tfplugin6.proto", "go-plugin.proto", "health.proto"], PROTO_OPTIONS);
-  const pkg = grpc.loadPackageDefinition(def) as unknown as {
-    tfplugin6: { Provider: { service: Service } };
-    plugin: { GRPCController: { service: Service } };
-    grpc: { health: { v1: { Health: { service: Service } } } };
-  };
-  return {
-    provider: pkg.tfplugin6.Provider.service,
-    controller: pkg.plugin.GRPCController.service,
-    health: pkg.grpc.health.v1.Health.service,
-  };
-}
-
 /** `GetProviderSchema` → `getProviderSchema`. */
 const methodName = (rpc: string) => rpc[0]!.toLowerCase() + rpc.slice(1);
 
-function providerImplementation(service: Service, provider: TofuProvider): grpc.UntypedServiceImplementation {
-  const impl: grpc.UntypedServiceImplementation = {};
+/**
+ * The handlers of the provider's RPCs, each the adapter's method of the same name; the adapter is
+ * given, or loaded by the first call (see main.ts). An RPC it has no method for is UNIMPLEMENTED.
+ */
+function providerHandlers(
+  service: Services["provider"],
+  provider: TofuProvider | (() => Promise<TofuProvider>),
+): Record<string, UnaryHandler> {
+  let loaded: Promise<TofuProvider> | undefined;
+  const adapter = () => (loaded ??= typeof provider === "function" ? provider() : Promise.resolve(provider));
+  const handlers: Record<string, UnaryHandler> = {};
   for (const rpc of Object.keys(service)) {
-    const method = (provider as unknown as Record<string, unknown>)[methodName(rpc)];
-    if (typeof method !== "function") continue; // left out: UNIMPLEMENTED
-    impl[rpc] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-      Promise.resolve()
-        .then(() => (method as (req: unknown) => unknown).call(provider, call.request))
-        .then(
-          (res) => callback(null, res),
-          (e: unknown) => callback(null, { diagnostics: [errorDiag(messageOf(e))] }),
-        );
+    handlers[rpc] = async (request) => {
+      const p = await adapter();
+      const method = (p as unknown as Record<string, unknown>)[methodName(rpc)];
+      if (typeof method !== "function")
+        throw new StatusError(Status.UNIMPLEMENTED, `${rpc} is not implemented`);
+      try {
+        return await (method as (req: unknown) => unknown).call(p, request);
+      } catch (e) {
+        // Loaded with the adapter (it names attributes in HCL terms, with the contract's names).
+        const { errorDiag, messageOf } = await import("./diagnostics.ts");
+        return { diagnostics: [errorDiag(messageOf(e))] };
+      }
     };
   }
-  return impl;
+  return handlers;
 }
 
 export interface Served {
-  server: grpc.Server;
+  /** `forceShutdown()` stops it at once (the process exits by itself on the controller's Shutdown). */
+  server: UnaryServer;
   /** The go-plugin handshake line (without the newline). */
   handshake: string;
 }
 
-/** Starts the provider's gRPC server on a free local port and returns it with the handshake line. */
-export async function serve(provider: TofuProvider, env: NodeJS.ProcessEnv = process.env): Promise<Served> {
-  const s = services();
-  const server = new grpc.Server({ "grpc.max_receive_message_length": 256 << 20 });
-  server.addService(s.provider, providerImplementation(s.provider, provider));
-  server.addService(s.controller, {
-    Shutdown: (_call: unknown, callback: grpc.sendUnaryData<unknown>) => {
-      callback(null, {});
-      setImmediate(() => server.tryShutdown(() => process.exit(0)));
+/**
+ * Starts the provider's gRPC server on a free local port and returns it with the handshake line.
+ * `provider` is the adapter, or what loads it: then the first call does, and the handshake line
+ * does not wait for the resource modules.
+ */
+export async function serve(
+  provider: TofuProvider | (() => Promise<TofuProvider>),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Served> {
+  const s = await loadServices();
+  const clientCert = env.PLUGIN_CLIENT_CERT;
+  const cert = clientCert ? pluginCertificate() : undefined;
+  const server = new UnaryServer({
+    maxMessageBytes: MAX_MESSAGE_BYTES,
+    tls:
+      cert && clientCert
+        ? { keyPem: cert.keyPem, certPem: cert.certPem, clientCertPem: clientCert }
+        : undefined,
+  });
+  server.add(s.provider, providerHandlers(s.provider, provider));
+  server.add(s.controller, {
+    // OpenTofu ends each provider process this way, and waits for it to exit.
+    Shutdown: (_req, call) => {
+      const exit = () => process.exit(0);
+      void call.done.then(exit);
+      setTimeout(exit, SHUTDOWN_GRACE_MS).unref();
+      return {};
     },
   });
-  server.addService(s.health, {
-    Check: (_call: unknown, callback: grpc.sendUnaryData<unknown>) => callback(null, { status: "SERVING" }),
-  });
-  const clientCert = env.PLUGIN_CLIENT_CERT;
-  let credentials = grpc.ServerCredentials.createInsecure();
-  let certField = "";
-  if (clientCert) {
-    const cert = pluginCertificate();
-    credentials = grpc.ServerCredentials.createSsl(
-      Buffer.from(clientCert),
-      [{ private_key: Buffer.from(cert.keyPem), cert_chain: Buffer.from(cert.certPem) }],
-      true,
-    );
-    certField = `|${cert.der.toString("base64").replace(/=+$/, "")}`;
-  }
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", credentials, (err, p) => (err ? reject(err) : resolve(p))),
-  );
+  server.add(s.health, { Check: () => ({ status: "SERVING" }) });
+  const port = await server.listen("127.0.0.1");
+  const certField = cert ? `|${cert.der.toString("base64").replace(/=+$/, "")}` : "";
   return { server, handshake: `1|${PROTOCOL_VERSION}|tcp|127.0.0.1:${port}|grpc${certField}` };
 }
 

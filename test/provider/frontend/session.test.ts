@@ -8,7 +8,7 @@ const SETTINGS = { baseUrl: "https://api.example.com/v3", org: "demo", token: "t
 describe("the session of a front end", () => {
   it("refuses a call before it is configured, and says what is wrong with the settings", async () => {
     const session = new Session(() => CwsClient);
-    expect(() => session.client()).toThrow("the cws provider was not configured");
+    await expect(session.client()).rejects.toThrow("the cws provider was not configured");
     session.configure(new Error("set cws:org"));
     await expect(
       session.run(
@@ -19,23 +19,38 @@ describe("the session of a front end", () => {
     ).rejects.toThrow("set cws:org");
   });
 
-  it("keeps its client while the settings stay the same, and makes it only when a call needs it", () => {
+  it("keeps its client while the settings stay the same, and makes it only when a call needs it", async () => {
     let loaded = 0;
     const session = new Session(() => (loaded++, CwsClient));
     session.configure(SETTINGS);
     expect(loaded).toBe(0);
-    const client = session.client();
+    const client = await session.client();
     session.configure({ ...SETTINGS });
-    expect(session.client()).toBe(client);
+    expect(await session.client()).toBe(client);
     session.configure({ ...SETTINGS, org: "other" });
-    expect(session.client()).not.toBe(client);
+    expect(await session.client()).not.toBe(client);
     expect(loaded).toBe(2);
+  });
+
+  it("loads the client class asynchronously when the front end hands it over so, for the settings of the latest Configure", async () => {
+    let release!: () => void;
+    const loading = new Promise<void>((r) => (release = r));
+    const session = new Session(async () => (await loading, CwsClient));
+    session.configure(SETTINGS);
+    const pending = session.client();
+    session.configure({ ...SETTINGS, org: "other" });
+    release();
+    const client = await pending;
+    expect(client).toBeInstanceOf(CwsClient);
+    expect(await session.client()).toBe(client);
   });
 
   it("gives each call its context, and cancel aborts every call running", async () => {
     const session = new Session(() => CwsClient);
     session.configure(SETTINGS);
     const logged: string[] = [];
+    let started!: () => void;
+    const working = new Promise<void>((r) => (started = r));
     const running = session.run(
       (m) => logged.push(m),
       5000,
@@ -43,10 +58,26 @@ describe("the session of a front end", () => {
         new Promise((resolve) => {
           ctx.log(`timeout ${ctx.timeoutMs}`);
           ctx.signal!.addEventListener("abort", () => resolve((ctx.signal!.reason as Error).message));
+          started();
         }),
     );
+    await working;
     session.cancel();
     await expect(running).resolves.toBe("the operation was cancelled");
     expect(logged).toEqual(["timeout 5000"]);
+  });
+
+  it("a call cancelled while the client loads never starts", async () => {
+    const session = new Session(async () => CwsClient);
+    session.configure(SETTINGS);
+    let started = false;
+    const running = session.run(
+      () => {},
+      undefined,
+      async () => (started = true),
+    );
+    session.cancel();
+    await expect(running).rejects.toThrow("the operation was cancelled");
+    expect(started).toBe(false);
   });
 });

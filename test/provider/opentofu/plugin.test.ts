@@ -74,7 +74,7 @@ const attr = (block: { attributes: Attr[] }, name: string): Attr => {
 };
 
 describe("terraform-provider-cws over gRPC with mutual TLS", () => {
-  let server: grpc.Server;
+  let server: { forceShutdown(): void };
   let client: Client;
   const clientCert = pluginCertificate();
 

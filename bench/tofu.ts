@@ -1,0 +1,219 @@
+/**
+ * `tofu plan` at scale, ours beside the floor, in the same run: N `cws_volume` objects of
+ * `terraform-provider-cws` as installed (`npm pack`, the tarball installed into an empty project)
+ * against the reference server (bench/provider-server.ts, its own process), and N `floor_item`
+ * objects of the floor, the smallest provider written the usual way (bench/tofu-floor: Go,
+ * terraform-plugin-framework, every call answered at once). Both come from one filesystem mirror
+ * as docs/opentofu.md installs a provider (a script that starts the real one), so both pay the
+ * same way in.
+ *
+ * For each N (default 1, 100, 500) each project is initialized and applied once (untimed), then
+ * `tofu plan` (which reads every object first: refresh) and `tofu plan -refresh=false` are timed,
+ * REPEAT times each, ours and the floor in turns; the medians, the provider starts per command,
+ * and the part per further object (the slope from the smallest N to each larger one).
+ *
+ * The tofu is the project's (scripts/toolchain/tofu.ts): 1.12.6 when it is built, else the
+ * version the toolchain pins (CWS_TOFU names another); the table says which.
+ *
+ * Run: node bench/tofu.ts [--n 1,100,500] [--repeat 5] [--installed DIR] [--compare DIR]
+ * (--installed: a project where the package is installed already, without it this checkout is
+ * packed and installed first; --compare: a project where another version of the package is
+ * installed, measured in the same turns as a third provider).
+ */
+import { fork } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { REPO_ROOT } from "../scripts/repo-root.ts";
+import { runProcess } from "../scripts/run.ts";
+import { TOFU_VERSION, tofuPath } from "../scripts/toolchain/tofu.ts";
+import { installPackage, userEnv } from "./built-package.ts";
+import { median } from "./median.ts";
+import { ensureFloorProvider } from "./tofu-floor.ts";
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return (i > 0 ? process.argv[i + 1] : undefined) ?? fallback;
+}
+const NS = arg("n", "1,100,500").split(",").map(Number);
+const REPEAT = Number(arg("repeat", "5"));
+const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
+  .version;
+const PLATFORM = `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
+/** The versions of tofu this bench looks for, preferred first. */
+const TOFU_VERSIONS = [...new Set(["1.12.6", TOFU_VERSION])];
+
+/** The tofu binary to use and its version as it says it. */
+async function tofu(): Promise<{ path: string; version: string }> {
+  const path = process.env.CWS_TOFU ?? TOFU_VERSIONS.map((v) => tofuPath(v)).find((p) => existsSync(p));
+  if (!path)
+    throw new Error(`no tofu built (looked for ${TOFU_VERSIONS.join(", ")}): run npm run tofu:build`);
+  const out = await runProcess(path, ["version", "-json"], { env: userEnv() });
+  return {
+    path,
+    version: `OpenTofu ${(JSON.parse(out.stdout.slice(out.stdout.indexOf("{"))) as { terraform_version: string }).terraform_version}`,
+  };
+}
+
+interface Provider {
+  label: string;
+  source: string;
+  block: (n: number) => string;
+}
+
+/** N volumes of ours, the provider's source address given. */
+const volumes = (label: string, source: string): Provider => ({
+  label,
+  source,
+  block: (n) =>
+    `resource "cws_volume" "v" {\n  count         = ${n}\n  name          = "bench-v-\${count.index}"\n  size_in_mb    = 512\n  resource_name = "gpu-rental-small"\n}\n`,
+});
+
+const COMPARE = process.argv.includes("--compare") ? arg("compare", "") : undefined;
+const PROVIDERS: Provider[] = [
+  volumes("terraform-provider-cws", "cws/cws"),
+  ...(COMPARE ? [volumes(`terraform-provider-cws of ${COMPARE}`, "compare/cws")] : []),
+  {
+    label: "floor (Go, terraform-plugin-framework)",
+    source: "cws/floor",
+    block: (n) => `resource "floor_item" "r" {\n  count = ${n}\n  name  = "r-\${count.index}"\n}\n`,
+  },
+];
+
+/**
+ * A filesystem mirror with both providers, each a script that counts its start in `starts` and
+ * then runs the provider (ours: the installed launcher; the floor: its binary).
+ */
+function writeMirror(dir: string, starts: string, launchers: Record<string, string>): void {
+  for (const [source, exe] of Object.entries(launchers)) {
+    const type = source.split("/")[1]!;
+    if (!exe) continue;
+    const pkg = join(dir, "registry.opentofu.org", source, VERSION, PLATFORM);
+    mkdirSync(pkg, { recursive: true });
+    const file = join(pkg, `terraform-provider-${type}_v${VERSION}`);
+    writeFileSync(file, `#!/bin/sh\necho >> "${starts}"\nexec "${exe}" "$@"\n`);
+    chmodSync(file, 0o755);
+  }
+}
+
+interface ServerChild {
+  baseUrl: string;
+  stop(): void;
+}
+
+async function startServer(): Promise<ServerChild> {
+  const proc = fork(fileURLToPath(new URL("./provider-server.ts", import.meta.url)), ["20"], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const { baseUrl } = await new Promise<{ baseUrl: string }>((ok, fail) => {
+    proc.once("message", (m) => ok(m as { baseUrl: string }));
+    proc.once("exit", (c) => fail(new Error(`bench server exited ${c}`)));
+  });
+  return { baseUrl, stop: () => void proc.send("exit") };
+}
+
+const OPS = { plan: ["plan"], "plan -refresh=false": ["plan", "-refresh=false"] } as const;
+type Op = keyof typeof OPS;
+
+async function main(): Promise<void> {
+  const t = await tofu();
+  const floor = await ensureFloorProvider();
+  const installed = process.argv.includes("--installed") ? arg("installed", "") : await installPackage();
+  const root = mkdtempSync(join(tmpdir(), "cws-bench-tofu-"));
+  const server = await startServer();
+  const starts = join(root, "starts");
+  writeMirror(join(root, "mirror"), starts, {
+    "cws/cws": join(installed, "node_modules", ".bin", "terraform-provider-cws"),
+    "cws/floor": floor,
+    "compare/cws": COMPARE ? join(COMPARE, "node_modules", ".bin", "terraform-provider-cws") : "",
+  });
+  const rc = join(root, "tofu.rc");
+  writeFileSync(
+    rc,
+    `provider_installation {\n  filesystem_mirror {\n    path    = "${join(root, "mirror")}"\n    include = ["registry.opentofu.org/cws/*", "registry.opentofu.org/compare/*"]\n  }\n  direct {\n    exclude = ["registry.opentofu.org/cws/*", "registry.opentofu.org/compare/*"]\n  }\n}\n`,
+  );
+  const env = userEnv({
+    TF_CLI_CONFIG_FILE: rc,
+    TF_IN_AUTOMATION: "1",
+    TF_INPUT: "0",
+    CHECKPOINT_DISABLE: "1",
+    CWS_BASE_URL: server.baseUrl,
+    CWS_ORG: "demo",
+    CWS_API_TOKEN: "demo-token",
+  });
+  const tf = (dir: string, args: string[]) => runProcess(t.path, [...args, "-no-color"], { cwd: dir, env });
+  /** Seconds of one command, and the provider starts it made. */
+  const timed = async (dir: string, args: string[]) => {
+    writeFileSync(starts, "");
+    const t0 = performance.now();
+    await tf(dir, args);
+    const secs = (performance.now() - t0) / 1000;
+    return { secs, starts: readFileSync(starts, "utf8").length };
+  };
+
+  // times[provider][op][n] = seconds of each run; startsOf[provider][op] = starts per command.
+  const times = PROVIDERS.map(() => ({}) as Record<Op, Record<number, number[]>>);
+  const startsOf = PROVIDERS.map(() => ({}) as Record<Op, number>);
+  try {
+    for (const n of NS) {
+      const dirs = PROVIDERS.map((p, i) => {
+        const dir = join(root, `n${n}-${i}`);
+        mkdirSync(dir);
+        const type = p.source.split("/")[1];
+        writeFileSync(
+          join(dir, "main.tf"),
+          `terraform {\n  required_providers {\n    ${type} = { source = "${p.source}" }\n  }\n}\n\n${p.block(n)}`,
+        );
+        return dir;
+      });
+      for (const dir of dirs) {
+        await runProcess(t.path, ["init", "-input=false"], { cwd: dir, env });
+        await tf(dir, ["apply", "-auto-approve", "-input=false"]);
+      }
+      for (const op of Object.keys(OPS) as Op[]) {
+        for (const dir of dirs) await tf(dir, [...OPS[op]]); // warm-up
+        for (let r = 0; r < REPEAT; r++) {
+          const order = r % 2 ? [...dirs.keys()].reverse() : [...dirs.keys()];
+          for (const i of order) {
+            const run = await timed(dirs[i]!, [...OPS[op]]);
+            ((times[i]![op] ??= {})[n] ??= []).push(run.secs);
+            startsOf[i]![op] = run.starts;
+          }
+        }
+      }
+      for (const dir of dirs) await tf(dir, ["destroy", "-auto-approve", "-input=false"]);
+    }
+  } finally {
+    server.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+
+  const s = (x: number) => `${x.toFixed(2)} s`;
+  console.log(
+    `\ntofu plan of N objects, ours beside the floor (median of ${REPEAT} runs each, taken in turns; ${t.version}, ${process.version}; provider as installed from the packed package)\n`,
+  );
+  console.log(
+    `| command | provider | starts | ${NS.map((n) => `N = ${n}`).join(" | ")} | ${NS.slice(1)
+      .map((n) => `per object to ${n}`)
+      .join(" | ")} |`,
+  );
+  console.log(
+    `|---|---|---:|${NS.map(() => "---:").join("|")}|${NS.slice(1)
+      .map(() => "---:")
+      .join("|")}|`,
+  );
+  for (const op of Object.keys(OPS) as Op[]) {
+    for (const [i, p] of PROVIDERS.entries()) {
+      const m = NS.map((n) => median(times[i]![op][n]!));
+      const slopes = NS.slice(1).map(
+        (n, k) => `${(((m[k + 1]! - m[0]!) / (n - NS[0]!)) * 1000).toFixed(2)} ms`,
+      );
+      console.log(
+        `| tofu ${op} | ${p.label} | ${startsOf[i]![op]} | ${m.map(s).join(" | ")} | ${slopes.join(" | ")} |`,
+      );
+    }
+  }
+}
+
+await main();
