@@ -18,9 +18,10 @@
  *   service's bucket, which never holds more than the service's: its size is `RateLimit-Limit`,
  *   its refill rate the largest `(limit - remaining - 1) / reset` seen (never above the
  *   service's real rate: `reset` is rounded up), and its tokens, one less for each request let
- *   through, are raised to what an answer's `RateLimit-Remaining` shows less every request still
- *   unanswered (each may take one), when that is more and the request was sent after every
- *   request answered so far (an older answer arriving late is stale); a 429 sets them to
+ *   through, are raised to what an answer's `RateLimit-Remaining` shows less every request the
+ *   service may have taken since (those still unanswered, and those answered while it was out),
+ *   when that is more and the request was sent after every request answered so far (an older
+ *   answer arriving late is stale); a 429 sets them to
  *   what it shows, whatever it is (another process may share the limit). A request waits for a
  *   token of each bucket, so a stack under a limit spends its time waiting for tokens, not
  *   collecting 429s. An answer without those headers (the limit was lifted) drops the copy.
@@ -154,6 +155,8 @@ export class RateGate {
   #seq = 0;
   /** The number of the latest-sent request answered so far with RateLimit-* headers. */
   #newestAnswered = 0;
+  /** Answers received so far (with a status). */
+  #answers = 0;
   readonly #queue: Waiter[] = [];
   readonly #polls: Waiter[] = [];
   #timer: unknown;
@@ -258,6 +261,7 @@ export class RateGate {
   #permit(): GatePermit {
     const epoch = this.#epoch;
     const seq = ++this.#seq;
+    const answersBefore = this.#answers;
     this.#inFlight++;
     this.#sent++;
     let done = false;
@@ -266,13 +270,13 @@ export class RateGate {
         if (done) return;
         done = true;
         this.#inFlight--;
-        this.#answer(seq, epoch, outcome);
+        this.#answer(seq, epoch, answersBefore, outcome);
         this.#pump();
       },
     };
   }
 
-  #answer(seq: number, epoch: number, { status, headers }: GateOutcome): void {
+  #answer(seq: number, epoch: number, answersBefore: number, { status, headers }: GateOutcome): void {
     const now = this.#clock.now();
     if (status !== undefined) this.#probing = false;
     if (status === 429) {
@@ -295,11 +299,22 @@ export class RateGate {
     } else if (status !== undefined && status < 500) {
       this.#window = Math.min(this.#maxInFlight, this.#window + (this.#slowStart ? 1 : 1 / this.#window));
     }
-    if (status !== undefined) this.#learn(seq, status, headers, now);
+    if (status === undefined) return;
+    // Requests answered while this one was out, sent before it: the service may have taken them
+    // after it (their answers are in, so they are not counted among those in flight).
+    const answeredMeanwhile = this.#answers - answersBefore;
+    this.#answers++;
+    this.#learn(seq, status, headers, answeredMeanwhile, now);
   }
 
   /** Keeps the copy of the service's bucket in step with its RateLimit-* headers. */
-  #learn(seq: number, status: number, headers: GateOutcome["headers"], now: number): void {
+  #learn(
+    seq: number,
+    status: number,
+    headers: GateOutcome["headers"],
+    answeredMeanwhile: number,
+    now: number,
+  ): void {
     const size = header(headers, "ratelimit-limit");
     const remaining = header(headers, "ratelimit-remaining");
     const reset = header(headers, "ratelimit-reset");
@@ -308,9 +323,10 @@ export class RateGate {
       if (status < 300) this.#service = undefined;
       return;
     }
-    // What the service had after this request, less one for each request still unanswered
-    // (whenever the service takes them, each may take a token): never more than it has.
-    const floor = remaining - this.#inFlight;
+    // What the service had after this request, less one for each request it may have taken
+    // since: those still unanswered, and those answered while this one was out (an answer to a
+    // request sent after this one makes this answer stale, below): never more than it has.
+    const floor = remaining - this.#inFlight - answeredMeanwhile;
     const fresh = !this.#service;
     const b = (this.#service ??= new Bucket(0, size, now));
     b.refill(now);

@@ -157,6 +157,23 @@ describe("Sandbox", () => {
     expect(Workload!.diff("w", { ...rental, status: "error" }, rental).detail.status).toBe("redeploy");
   });
 
+  it("plans the in-place update that deploys a workload whose deploy was refused (still registered)", () => {
+    const refused = { ...rental, status: "registered" };
+    const d = Workload!.diff("w", refused, rental);
+    expect(d).toMatchObject({ changes: true, replaces: [], detail: { status: "update" } });
+    expect(diffWords("Workload", d, "web", "registered")).toEqual([
+      "workload web is registered on the service, not deployed: up deploys it",
+    ]);
+    // Kept registered on purpose, or deployed: nothing to do.
+    const kept = { ...rental, deploy: false };
+    expect(Workload!.diff("w", { ...kept, status: "registered" }, kept).changes).toBe(false);
+    expect(Workload!.diff("w", { ...rental, status: "running" }, rental).changes).toBe(false);
+    // A change that replaces it is a replacement, nothing more.
+    const replaced = Workload!.diff("w", refused, { ...rental, resourceName: "gpu-rental-medium" });
+    expect(replaced.replaces).toEqual(["resourceName"]);
+    expect(replaced.detail.status).toBeUndefined();
+  });
+
   it("checks names, ports, timeouts and the template", () => {
     expect(Sandbox!.check({}, sb).failures).toEqual([]);
     const bad = Sandbox!.check(

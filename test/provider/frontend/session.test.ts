@@ -1,6 +1,6 @@
 /** A front end's session (provider/frontend/): the client made from the settings, the calls' contexts, cancel. */
 import { describe, expect, it } from "vitest";
-import { CwsClient } from "../../../client/index.ts";
+import { CwsClient, sharedRateGate, type CwsClientOptions } from "../../../client/index.ts";
 import { Session } from "../../../provider/frontend/session.ts";
 
 const SETTINGS = { baseUrl: "https://api.example.com/v3", org: "demo", token: "tok" };
@@ -43,6 +43,29 @@ describe("the session of a front end", () => {
     const client = await pending;
     expect(client).toBeInstanceOf(CwsClient);
     expect(await session.client()).toBe(client);
+  });
+
+  it("makes every client of the process share one rate gate, capped by maxRequestsPerSecond", async () => {
+    const made: CwsClientOptions[] = [];
+    class Recording extends CwsClient {
+      constructor(opts: CwsClientOptions) {
+        super(opts);
+        made.push(opts);
+      }
+    }
+    const a = new Session(() => Recording);
+    const b = new Session(() => Recording);
+    const settings = { ...SETTINGS, baseUrl: "https://gate.example.com/v3" };
+    a.configure({ ...settings, maxRequestsPerSecond: 20 });
+    await a.client();
+    expect(made[0]).toMatchObject({ rateGate: "shared", maxRequestsPerSecond: 20 });
+    expect(sharedRateGate(settings.baseUrl, "demo", { maxRequestsPerSecond: 20 }).maxRequestsPerSecond).toBe(
+      20,
+    );
+    b.configure(settings);
+    await b.client();
+    expect(made[1]).toMatchObject({ rateGate: "shared" });
+    expect(sharedRateGate(settings.baseUrl, "demo").maxRequestsPerSecond).toBeUndefined();
   });
 
   it("gives each call its context, and cancel aborts every call running", async () => {

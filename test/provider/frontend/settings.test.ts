@@ -2,8 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { baseUrlProblem, resolveSettings } from "../../../provider/frontend/settings.ts";
 import { stackSettings } from "../../../provider/frontend/stack-config.ts";
-import { checkConfig } from "../../../provider/native/provider-config.ts";
-import { validateProviderBlock } from "../../../provider/opentofu/provider-config.ts";
+import { checkConfig, configFrom } from "../../../provider/native/provider-config.ts";
+import { providerSettings, validateProviderBlock } from "../../../provider/opentofu/provider-config.ts";
 
 describe("provider settings", () => {
   it("take the value given, else the CWS_* environment, and name the keys set nowhere", () => {
@@ -19,6 +19,46 @@ describe("provider settings", () => {
         "the cws provider is not configured: set cws:baseUrl (or CWS_BASE_URL), cws:org (or CWS_ORG), cws:apiToken (or CWS_API_TOKEN); e.g. `pulumi config set --secret cws:apiToken ...`",
       ),
     );
+  });
+
+  it("take an optional rate, a number or a string of one, each front end naming it in its words", () => {
+    const given = { baseUrl: "http://x/v3", org: "o", apiToken: "t" };
+    const base = { baseUrl: "http://x/v3", org: "o", token: "t" };
+    expect(resolveSettings((k) => given[k as keyof typeof given], {})).toEqual({ settings: base });
+    expect(resolveSettings((k) => ({ ...given, maxRequestsPerSecond: "2.5" })[k], {})).toEqual({
+      settings: { ...base, maxRequestsPerSecond: 2.5 },
+    });
+    expect(
+      resolveSettings((k) => given[k as keyof typeof given], { CWS_MAX_REQUESTS_PER_SECOND: "40" }),
+    ).toEqual({ settings: { ...base, maxRequestsPerSecond: 40 } });
+    expect(resolveSettings((k) => ({ ...given, maxRequestsPerSecond: "fast" })[k], {})).toEqual({
+      invalid: ["maxRequestsPerSecond"],
+    });
+    // Pulumi: the stack's config (strings), the plugin's provider inputs (numbers too).
+    const stack = { "cws:baseUrl": "http://x/v3", "cws:org": "o", "cws:apiToken": "t" };
+    expect(stackSettings((k) => ({ ...stack, "cws:maxRequestsPerSecond": "0" })[k], {})).toEqual(
+      new Error(
+        'the cws provider is not configured: cws:maxRequestsPerSecond must be a positive number of requests a second, e.g. 50 (got "0")',
+      ),
+    );
+    expect(configFrom({ ...given, maxRequestsPerSecond: 20 }, new Map())).toEqual({
+      ...base,
+      maxRequestsPerSecond: 20,
+    });
+    expect(checkConfig({ ...given, maxRequestsPerSecond: -1 }, {})).toEqual([
+      {
+        property: "maxRequestsPerSecond",
+        reason: "cws:maxRequestsPerSecond must be a positive number of requests a second, e.g. 50 (got -1)",
+      },
+    ]);
+    expect(checkConfig(given, {})).toEqual([]);
+    // OpenTofu: the provider block's number.
+    const block = { endpoint: "http://x/v3", org: "o", api_token: "t", max_requests_per_second: 20 };
+    expect(providerSettings(block, {}).settings).toEqual({ ...base, maxRequestsPerSecond: 20 });
+    expect(validateProviderBlock({ ...block, max_requests_per_second: 0 }).map((d) => d.detail)).toEqual([
+      "max_requests_per_second must be a positive number of requests a second, e.g. 50 (got 0)",
+    ]);
+    expect(providerSettings({ ...block, max_requests_per_second: null }, {}).settings).toEqual(base);
   });
 
   it("hold a base URL to one rule, which both protocols say with their own name for it", () => {
