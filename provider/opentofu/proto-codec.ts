@@ -26,11 +26,19 @@ export interface FieldDescriptor {
   oneof?: string;
 }
 
+/** A method's message types, and whether it streams them (served as unimplemented when it does). */
+export interface MethodTypes {
+  request: string;
+  response: string;
+  requestStream?: boolean;
+  responseStream?: boolean;
+}
+
 /** Messages and enums by full name (no leading dot), and services by full name: method → types. */
 export interface ProtocolDescriptor {
   messages: Record<string, FieldDescriptor[]>;
   enums: Record<string, Record<string, number>>;
-  services: Record<string, Record<string, { request: string; response: string }>>;
+  services: Record<string, Record<string, MethodTypes>>;
 }
 
 const WIRE_VARINT = 0;
@@ -459,7 +467,7 @@ export class Codec {
   }
 
   /** The message types of a service's methods. */
-  service(name: string): Record<string, { request: string; response: string }> {
+  service(name: string): Record<string, MethodTypes> {
     const s = this.#d.services[name];
     if (!s) throw new Error(`no service ${name} in the protocol`);
     return s;

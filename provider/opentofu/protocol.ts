@@ -28,11 +28,12 @@ const lowerFirst = (s: string) => s[0]!.toLowerCase() + s.slice(1);
 /** One service's definition: each method's path, and its messages' codec. */
 function serviceDefinition(codec: Codec, name: string): grpc.ServiceDefinition {
   const def: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
-  for (const [method, { request, response }] of Object.entries(codec.service(name))) {
+  for (const [method, types] of Object.entries(codec.service(name))) {
+    const { request, response } = types;
     def[method] = {
       path: `/${name}/${method}`,
-      requestStream: false,
-      responseStream: false,
+      requestStream: types.requestStream ?? false,
+      responseStream: types.responseStream ?? false,
       requestSerialize: (value) => codec.encode(request, value),
       requestDeserialize: (bytes) => codec.decode(request, bytes),
       responseSerialize: (value) => codec.encode(response, value),
