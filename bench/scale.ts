@@ -26,7 +26,7 @@ import { delimiter, dirname, join } from "node:path";
 import { offlineStack } from "../scripts/offline-stack.ts";
 import { runProcess } from "../scripts/run.ts";
 import { pulumiRoot } from "../scripts/toolchain/pulumi.ts";
-import { tofuPath } from "../scripts/toolchain/tofu.ts";
+import { mirrorEnv, tofuPath } from "../scripts/toolchain/tofu.ts";
 import { sshKey } from "../test/helpers/ssh-keys.ts";
 import { DIST, buildPackage } from "./built-package.ts";
 import { ProcessWatch } from "./provider-procs.ts";
@@ -209,17 +209,9 @@ function tofuTarget(floor: boolean): Target {
       writeFileSync(join(dir, "main.tf"), floor ? floorHcl(n) : mixedHcl(n));
       const mirror = join(root, "mirror");
       builtTofuMirror(mirror);
-      const cliConfig = join(root, "tofu.rc");
-      writeFileSync(
-        cliConfig,
-        `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = ["registry.opentofu.org/cws/*"]\n  }\n  direct {\n    exclude = ["registry.opentofu.org/cws/*"]\n  }\n}\n`,
-      );
       const env: NodeJS.ProcessEnv = {
         ...process.env,
-        TF_CLI_CONFIG_FILE: cliConfig,
-        TF_IN_AUTOMATION: "1",
-        TF_INPUT: "0",
-        CHECKPOINT_DISABLE: "1",
+        ...mirrorEnv(root, mirror),
         CWS_BASE_URL: server.baseUrl,
         CWS_ORG: "demo",
         CWS_API_TOKEN: "demo-token",

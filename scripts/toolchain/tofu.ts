@@ -6,7 +6,7 @@
  * clone, keyed by version, beside the Pulumi CLI (~/.cache/pulumi-cws/tofu-v<version>/bin/tofu).
  * `CWS_TOFU` names a tofu (or terraform) binary to use instead.
  */
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runProcess } from "../run.ts";
@@ -65,4 +65,18 @@ export async function ensureTofu(version = TOFU_VERSION, log: Log = logTo("tofu"
     tofuPath(version),
     log,
   );
+}
+
+/**
+ * The environment of a tofu that installs the cws provider from the filesystem mirror `mirror`
+ * (offline; every other provider as usual): its CLI config, written to `<root>/tofu.rc`, and the
+ * variables of an unattended run.
+ */
+export function mirrorEnv(root: string, mirror: string): NodeJS.ProcessEnv {
+  const cliConfig = join(root, "tofu.rc");
+  writeFileSync(
+    cliConfig,
+    `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = ["registry.opentofu.org/cws/*"]\n  }\n  direct {\n    exclude = ["registry.opentofu.org/cws/*"]\n  }\n}\n`,
+  );
+  return { TF_CLI_CONFIG_FILE: cliConfig, TF_IN_AUTOMATION: "1", TF_INPUT: "0", CHECKPOINT_DISABLE: "1" };
 }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { runProcess } from "../../scripts/run.ts";
-import { tofuPath } from "../../scripts/toolchain/tofu.ts";
+import { mirrorEnv, tofuPath } from "../../scripts/toolchain/tofu.ts";
 import { DEMO_TOKEN, type ApiServer } from "./http.ts";
 
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
@@ -68,17 +68,9 @@ export function tofuProject(
   }
   const mirror = join(root, "mirror");
   writeMirror(mirror);
-  const cliConfig = join(root, "tofu.rc");
-  writeFileSync(
-    cliConfig,
-    `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = ["registry.opentofu.org/cws/*"]\n  }\n  direct {\n    exclude = ["registry.opentofu.org/cws/*"]\n  }\n}\n`,
-  );
   const fullEnv: NodeJS.ProcessEnv = {
     ...process.env,
-    TF_CLI_CONFIG_FILE: cliConfig,
-    TF_IN_AUTOMATION: "1",
-    TF_INPUT: "0",
-    CHECKPOINT_DISABLE: "1",
+    ...mirrorEnv(root, mirror),
     CWS_BASE_URL: server.baseUrl,
     CWS_ORG: "demo",
     CWS_API_TOKEN: DEMO_TOKEN,
