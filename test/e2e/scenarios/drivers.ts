@@ -61,7 +61,7 @@ export async function pulumiDriver(server: TestServer, fe: FrontEnd, project: st
     },
     async apply(declare, opts = {}) {
       current = declare;
-      await s.stack.up({ parallel: opts.parallel });
+      await s.stack.up({ parallel: opts.parallel, continueOnError: opts.continueOnError });
     },
     async outputs() {
       const state = await s.stack.exportStack();

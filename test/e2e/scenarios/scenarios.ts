@@ -94,9 +94,15 @@ export const SCENARIOS: Step[] = [
   },
 ];
 
-/** How an apply runs: how many resources the engine works on at once (Pulumi's default, OpenTofu's 10). */
+/** How an apply runs. */
 export interface ApplyOptions {
+  /** How many resources the engine works on at once (default: Pulumi's, OpenTofu's 10). */
   parallel?: number;
+  /**
+   * Go on with the resources that do not depend on one that failed: Pulumi's
+   * `--continue-on-error` (it otherwise stops starting new ones); what OpenTofu always does.
+   */
+  continueOnError?: boolean;
 }
 
 /** A front end as the scenario list drives it. */
