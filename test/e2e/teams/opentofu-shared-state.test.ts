@@ -111,9 +111,11 @@ describe("OpenTofu workspaces sharing a pg backend (PostgreSQL) and one org", ()
     { timeout: SCENARIO_MS },
     async () => {
       const [pr1, pr2] = [await checkout("pr-1"), await checkout("pr-2")];
+      // Every lock of the pg backend briefly takes the schema's workspace-creation lock too, so
+      // two workspaces locking at the same instant can collide: CI passes -lock-timeout.
       const [r1, r2] = await Promise.all([
-        pr1.run("apply", "-auto-approve"),
-        pr2.run("apply", "-auto-approve"),
+        pr1.run("apply", "-auto-approve", "-lock-timeout=300s"),
+        pr2.run("apply", "-auto-approve", "-lock-timeout=300s"),
       ]);
       for (const r of [r1, r2]) expect(expectExit(r, 0).output).toMatch(/Resources: 3 added/);
 
