@@ -21,7 +21,10 @@ export interface UnaryMethod {
   responseSerialize(value: unknown): Buffer;
 }
 
-/** What a handler learns of its call besides the request. */
+/**
+ * What a handler learns of its call besides the request. A handler answers with the response's
+ * value, or with the response message already encoded (a Buffer), which is sent as it is.
+ */
 export interface CallInfo {
   /** Settles once the answer has been sent and the call is over (or the client went away). */
   done: Promise<void>;
@@ -159,7 +162,7 @@ export class UnaryServer {
           );
           return route.handler(request, { done });
         })
-        .then((response) => route.method.responseSerialize(response))
+        .then((response) => (Buffer.isBuffer(response) ? response : route.method.responseSerialize(response)))
         .then(
           (bytes) => this.#respond(stream, bytes),
           (e: unknown) =>
