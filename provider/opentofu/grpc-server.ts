@@ -17,6 +17,9 @@ export const Status = { OK: 0, UNKNOWN: 2, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED:
 /** A method as a service definition has it: its path and its codec. */
 export interface UnaryMethod {
   path: string;
+  /** Streaming methods are not served (UNIMPLEMENTED). */
+  requestStream?: boolean;
+  responseStream?: boolean;
   requestDeserialize(bytes: Buffer): unknown;
   responseSerialize(value: unknown): Buffer;
 }
@@ -99,11 +102,15 @@ export class UnaryServer {
     this.#server.on("stream", (stream, headers) => this.#call(stream, headers));
   }
 
-  /** Serves the methods of `service` that `handlers` has (by the method's name in the service). */
+  /**
+   * Serves the unary methods of `service` that `handlers` has (by the method's name in the
+   * service); a method with a stream on either side is left UNIMPLEMENTED.
+   */
   add(service: Record<string, UnaryMethod>, handlers: Record<string, UnaryHandler>): void {
     for (const [name, method] of Object.entries(service)) {
       const handler = handlers[name] as UnaryHandler | undefined;
-      if (handler) this.#routes.set(method.path, { method, handler });
+      if (handler && !method.requestStream && !method.responseStream)
+        this.#routes.set(method.path, { method, handler });
     }
   }
 

@@ -26,11 +26,19 @@ export interface FieldDescriptor {
   oneof?: string;
 }
 
+/** A method of a service: its message types, and whether either side is a stream. */
+export interface MethodDescriptor {
+  request: string;
+  response: string;
+  requestStream?: boolean;
+  responseStream?: boolean;
+}
+
 /** Messages and enums by full name (no leading dot), and services by full name: method → types. */
 export interface ProtocolDescriptor {
   messages: Record<string, FieldDescriptor[]>;
   enums: Record<string, Record<string, number>>;
-  services: Record<string, Record<string, { request: string; response: string }>>;
+  services: Record<string, Record<string, MethodDescriptor>>;
 }
 
 const WIRE_VARINT = 0;
@@ -458,8 +466,8 @@ export class Codec {
     }
   }
 
-  /** The message types of a service's methods. */
-  service(name: string): Record<string, { request: string; response: string }> {
+  /** The methods of a service. */
+  service(name: string): Record<string, MethodDescriptor> {
     const s = this.#d.services[name];
     if (!s) throw new Error(`no service ${name} in the protocol`);
     return s;

@@ -55,7 +55,12 @@ export function protocolDescriptor(dir: string = PROTO_DIR): ProtocolDescriptor 
             m.resolve();
             return [
               m.name,
-              { request: fullName(m.resolvedRequestType!), response: fullName(m.resolvedResponseType!) },
+              {
+                request: fullName(m.resolvedRequestType!),
+                response: fullName(m.resolvedResponseType!),
+                ...(m.requestStream ? { requestStream: true } : {}),
+                ...(m.responseStream ? { responseStream: true } : {}),
+              },
             ];
           }),
         );
