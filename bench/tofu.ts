@@ -9,8 +9,10 @@
  *
  * For each N (default 1, 100, 500) each project is initialized and applied once (untimed), then
  * `tofu plan` (which reads every object first: refresh) and `tofu plan -refresh=false` are timed,
- * REPEAT times each, ours and the floor in turns; the medians, the provider starts per command,
- * and the part per further object (the slope from the smallest N to each larger one).
+ * REPEAT times each, ours and the floor in turns; the medians of wall time and of CPU time (tofu
+ * and the providers it started, from /usr/bin/time: less moved by other work on the machine), the
+ * provider starts per command, and the part per further object (the slope from the smallest N to
+ * each larger one).
  *
  * The tofu is the project's (scripts/toolchain/tofu.ts): 1.12.6 when it is built, else the
  * version the toolchain pins (CWS_TOFU names another); the table says which.
@@ -41,6 +43,8 @@ const REPEAT = Number(arg("repeat", "5"));
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
   .version;
 const PLATFORM = `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
+/** GNU time, for the CPU seconds of a command and its children (Linux; left out when missing). */
+const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
 /** The versions of tofu this bench looks for, preferred first. */
 const TOFU_VERSIONS = [...new Set(["1.12.6", TOFU_VERSION])];
 
@@ -143,17 +147,33 @@ async function main(): Promise<void> {
     CWS_API_TOKEN: "demo-token",
   });
   const tf = (dir: string, args: string[]) => runProcess(t.path, [...args, "-no-color"], { cwd: dir, env });
-  /** Seconds of one command, and the provider starts it made. */
+  const cpuFile = join(root, "cpu");
+  /**
+   * Wall seconds of one command, its CPU seconds (tofu and the providers it started, from
+   * /usr/bin/time, when there is one: less moved by other work on the machine than wall time), and
+   * the provider starts it made.
+   */
   const timed = async (dir: string, args: string[]) => {
     writeFileSync(starts, "");
     const t0 = performance.now();
-    await tf(dir, args);
+    if (TIME) {
+      await runProcess(TIME, ["-f", "%U %S", "-o", cpuFile, t.path, ...args, "-no-color"], { cwd: dir, env });
+    } else await tf(dir, args);
     const secs = (performance.now() - t0) / 1000;
-    return { secs, starts: readFileSync(starts, "utf8").length };
+    const cpu = TIME
+      ? readFileSync(cpuFile, "utf8")
+          .trim()
+          .split("\n")
+          .at(-1)!
+          .split(" ")
+          .reduce((a, x) => a + Number(x), 0)
+      : NaN;
+    return { secs, cpu, starts: readFileSync(starts, "utf8").length };
   };
 
-  // times[provider][op][n] = seconds of each run; startsOf[provider][op] = starts per command.
+  // times[provider][op][n] = wall seconds of each run (cpus: CPU seconds); startsOf[provider][op] = starts per command.
   const times = PROVIDERS.map(() => ({}) as Record<Op, Record<number, number[]>>);
+  const cpus = PROVIDERS.map(() => ({}) as Record<Op, Record<number, number[]>>);
   const startsOf = PROVIDERS.map(() => ({}) as Record<Op, number>);
   try {
     for (const n of NS) {
@@ -178,6 +198,7 @@ async function main(): Promise<void> {
           for (const i of order) {
             const run = await timed(dirs[i]!, [...OPS[op]]);
             ((times[i]![op] ??= {})[n] ??= []).push(run.secs);
+            ((cpus[i]![op] ??= {})[n] ??= []).push(run.cpu);
             startsOf[i]![op] = run.starts;
           }
         }
@@ -189,31 +210,33 @@ async function main(): Promise<void> {
     rmSync(root, { recursive: true, force: true });
   }
 
-  const s = (x: number) => `${x.toFixed(2)} s`;
-  console.log(
-    `\ntofu plan of N objects, ours beside the floor (median of ${REPEAT} runs each, taken in turns; ${t.version}, ${process.version}; provider as installed from the packed package)\n`,
-  );
-  console.log(
-    `| command | provider | starts | ${NS.map((n) => `N = ${n}`).join(" | ")} | ${NS.slice(1)
-      .map((n) => `per object to ${n}`)
-      .join(" | ")} |`,
-  );
-  console.log(
-    `|---|---|---:|${NS.map(() => "---:").join("|")}|${NS.slice(1)
-      .map(() => "---:")
-      .join("|")}|`,
-  );
-  for (const op of Object.keys(OPS) as Op[]) {
-    for (const [i, p] of PROVIDERS.entries()) {
-      const m = NS.map((n) => median(times[i]![op][n]!));
-      const slopes = NS.slice(1).map(
-        (n, k) => `${(((m[k + 1]! - m[0]!) / (n - NS[0]!)) * 1000).toFixed(2)} ms`,
-      );
-      console.log(
-        `| tofu ${op} | ${p.label} | ${startsOf[i]![op]} | ${m.map(s).join(" | ")} | ${slopes.join(" | ")} |`,
-      );
+  const table = (title: string, data: typeof times) => {
+    console.log(`\n${title}\n`);
+    console.log(
+      `| command | provider | starts | ${NS.map((n) => `N = ${n}`).join(" | ")} | ${NS.slice(1)
+        .map((n) => `per object to ${n}`)
+        .join(" | ")} |`,
+    );
+    console.log(
+      `|---|---|---:|${NS.map(() => "---:").join("|")}|${NS.slice(1)
+        .map(() => "---:")
+        .join("|")}|`,
+    );
+    for (const op of Object.keys(OPS) as Op[]) {
+      for (const [i, p] of PROVIDERS.entries()) {
+        const m = NS.map((n) => median(data[i]![op][n]!));
+        const slopes = NS.slice(1).map(
+          (n, k) => `${(((m[k + 1]! - m[0]!) / (n - NS[0]!)) * 1000).toFixed(2)} ms`,
+        );
+        console.log(
+          `| tofu ${op} | ${p.label} | ${startsOf[i]![op]} | ${m.map((x) => `${x.toFixed(2)} s`).join(" | ")} | ${slopes.join(" | ")} |`,
+        );
+      }
     }
-  }
+  };
+  const how = `median of ${REPEAT} runs each, taken in turns; ${t.version}, ${process.version}; provider as installed from the packed package`;
+  table(`tofu plan of N objects, ours beside the floor: wall time (${how})`, times);
+  if (TIME) table(`The same commands: CPU time of tofu and the providers it started (${how})`, cpus);
 }
 
 await main();

@@ -17,8 +17,11 @@
  *   about half the time of the few hundred they are made of. provider/dynamic.ts loads
  *   them when present; the rest of the package (and every checkout run from sources) uses
  *   dist/ as compiled;
- * - parses the OpenTofu provider's vendored .proto files into protobufjs's JSON descriptor
- *   (dist/provider/opentofu/vendor/protocol.json), so that the provider parses nothing at start;
+ * - compiles the OpenTofu provider's vendored .proto files into its codec's descriptor
+ *   (dist/provider/opentofu/vendor/protocol.json), so that the provider parses nothing at start,
+ *   and encodes the answers that depend on the package alone (its schema:
+ *   vendor/answers/<RPC>.pb), so that the process OpenTofu starts to read the schema does not load
+ *   the resource modules;
  * - bundles each plugin's entry (provider/<front end>/start.ts: Node's compile cache, then the
  *   plugin) with everything it loads, its dependencies included, into one file beside its compiled
  *   sources (PLUGINS), which the bin/ launchers run when installed. OpenTofu starts its provider
@@ -37,8 +40,14 @@ import {
 } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, extname, join, relative, sep } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build as bundle } from "rolldown";
+import { TofuProvider } from "../provider/opentofu/adapter.ts";
+import { servicesOf } from "../provider/opentofu/protocol.ts";
 import { protocolDescriptor } from "../provider/opentofu/protocol-source.ts";
+import { encodeStaticAnswers } from "../provider/opentofu/static-answers.ts";
+import type { PackageSchema } from "../provider/opentofu/tf-schema.ts";
+import { servedSchema } from "../provider/schema/package-schema.ts";
 import { REPO_ROOT } from "./repo-root.ts";
 
 const DIST = join(REPO_ROOT, "dist");
@@ -135,11 +144,22 @@ async function bundlePlugins(): Promise<void> {
   }
 }
 
-/** protobufjs's JSON descriptor of the OpenTofu provider's vendored .proto files, beside them in dist/. */
-function writeProtocolDescriptor(): void {
-  const out = join(DIST, "provider", "opentofu", "vendor", "protocol.json");
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify(protocolDescriptor()));
+/**
+ * The OpenTofu provider's precompiled protocol, beside its vendored .proto files in dist/: the
+ * codec's descriptor of the files (vendor/protocol.json), and the encoded answers of the calls that
+ * depend on the package alone (vendor/answers/<RPC>.pb, provider/opentofu/static-answers.ts).
+ */
+function writeOpenTofuProtocol(): void {
+  const vendor = join(DIST, "provider", "opentofu", "vendor");
+  mkdirSync(join(vendor, "answers"), { recursive: true });
+  const descriptor = protocolDescriptor();
+  writeFileSync(join(vendor, "protocol.json"), JSON.stringify(descriptor));
+  const version = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
+    .version;
+  const schema = JSON.parse(servedSchema(pathToFileURL(`${REPO_ROOT}/`), version)) as PackageSchema;
+  const answers = encodeStaticAnswers(new TofuProvider(schema, () => {}), servicesOf(descriptor));
+  for (const [rpc, bytes] of Object.entries(answers))
+    writeFileSync(join(vendor, "answers", `${rpc}.pb`), bytes);
 }
 
 async function build(): Promise<void> {
@@ -179,7 +199,7 @@ async function build(): Promise<void> {
     JSON.stringify({ version: pkg.version, type: "module" }, null, 2) + "\n",
   );
   await bundleDynamicProvider();
-  writeProtocolDescriptor();
+  writeOpenTofuProtocol();
   await bundlePlugins();
   console.error(
     `build: dist/ (${declarations} declaration files, ${assets} run-time files copied; dynamic provider bundled in dist/dynamic/, plugins bundled: ${PLUGINS.map((p) => `dist/${dirname(p.entry)}/${p.name}.js`).join(", ")})`,

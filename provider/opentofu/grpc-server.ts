@@ -17,11 +17,17 @@ export const Status = { OK: 0, UNKNOWN: 2, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED:
 /** A method as a service definition has it: its path and its codec. */
 export interface UnaryMethod {
   path: string;
+  /** Streaming methods are not served (UNIMPLEMENTED). */
+  requestStream?: boolean;
+  responseStream?: boolean;
   requestDeserialize(bytes: Buffer): unknown;
   responseSerialize(value: unknown): Buffer;
 }
 
-/** What a handler learns of its call besides the request. */
+/**
+ * What a handler learns of its call besides the request. A handler answers with the response's
+ * value, or with the response message already encoded (a Buffer), which is sent as it is.
+ */
 export interface CallInfo {
   /** Settles once the answer has been sent and the call is over (or the client went away). */
   done: Promise<void>;
@@ -96,11 +102,15 @@ export class UnaryServer {
     this.#server.on("stream", (stream, headers) => this.#call(stream, headers));
   }
 
-  /** Serves the methods of `service` that `handlers` has (by the method's name in the service). */
+  /**
+   * Serves the unary methods of `service` that `handlers` has (by the method's name in the
+   * service); a method with a stream on either side is left UNIMPLEMENTED.
+   */
   add(service: Record<string, UnaryMethod>, handlers: Record<string, UnaryHandler>): void {
     for (const [name, method] of Object.entries(service)) {
       const handler = handlers[name] as UnaryHandler | undefined;
-      if (handler) this.#routes.set(method.path, { method, handler });
+      if (handler && !method.requestStream && !method.responseStream)
+        this.#routes.set(method.path, { method, handler });
     }
   }
 
@@ -159,7 +169,7 @@ export class UnaryServer {
           );
           return route.handler(request, { done });
         })
-        .then((response) => route.method.responseSerialize(response))
+        .then((response) => (Buffer.isBuffer(response) ? response : route.method.responseSerialize(response)))
         .then(
           (bytes) => this.#respond(stream, bytes),
           (e: unknown) =>

@@ -26,8 +26,8 @@ export interface FieldDescriptor {
   oneof?: string;
 }
 
-/** A method's message types, and whether it streams them (served as unimplemented when it does). */
-export interface MethodTypes {
+/** A method of a service: its message types, and whether either side is a stream. */
+export interface MethodDescriptor {
   request: string;
   response: string;
   requestStream?: boolean;
@@ -38,7 +38,7 @@ export interface MethodTypes {
 export interface ProtocolDescriptor {
   messages: Record<string, FieldDescriptor[]>;
   enums: Record<string, Record<string, number>>;
-  services: Record<string, Record<string, MethodTypes>>;
+  services: Record<string, Record<string, MethodDescriptor>>;
 }
 
 const WIRE_VARINT = 0;
@@ -466,8 +466,8 @@ export class Codec {
     }
   }
 
-  /** The message types of a service's methods. */
-  service(name: string): Record<string, MethodTypes> {
+  /** The methods of a service. */
+  service(name: string): Record<string, MethodDescriptor> {
     const s = this.#d.services[name];
     if (!s) throw new Error(`no service ${name} in the protocol`);
     return s;

@@ -28,12 +28,13 @@ const lowerFirst = (s: string) => s[0]!.toLowerCase() + s.slice(1);
 /** One service's definition: each method's path, and its messages' codec. */
 function serviceDefinition(codec: Codec, name: string): grpc.ServiceDefinition {
   const def: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
-  for (const [method, types] of Object.entries(codec.service(name))) {
-    const { request, response } = types;
+  for (const [method, { request, response, requestStream, responseStream }] of Object.entries(
+    codec.service(name),
+  )) {
     def[method] = {
       path: `/${name}/${method}`,
-      requestStream: types.requestStream ?? false,
-      responseStream: types.responseStream ?? false,
+      requestStream: !!requestStream,
+      responseStream: !!responseStream,
       requestSerialize: (value) => codec.encode(request, value),
       requestDeserialize: (bytes) => codec.decode(request, bytes),
       responseSerialize: (value) => codec.encode(response, value),

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import type { TofuProvider } from "./adapter.ts";
 import { Status, StatusError, UnaryServer, type UnaryHandler } from "./grpc-server.ts";
 import { loadServices, type Services } from "./protocol.ts";
+import { staticAnswer } from "./static-answers.ts";
 import { pluginCertificate } from "./tls-cert.ts";
 
 export const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
@@ -51,7 +52,11 @@ function providerHandlers(
   const adapter = () => (loaded ??= typeof provider === "function" ? provider() : Promise.resolve(provider));
   const handlers: Record<string, UnaryHandler> = {};
   for (const rpc of Object.keys(service)) {
+    let answer: Buffer | undefined | null = null;
     handlers[rpc] = async (request) => {
+      // Answered from the build's bytes when it made them: the adapter is not loaded for these.
+      if (answer === null) answer = staticAnswer(rpc);
+      if (answer) return answer;
       const p = await adapter();
       const method = (p as unknown as Record<string, unknown>)[methodName(rpc)];
       if (typeof method !== "function")
