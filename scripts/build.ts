@@ -4,7 +4,8 @@
  * tsc compiles every source folder listed in tsconfig.build.json into dist/ (JavaScript and
  * declarations, relative `.ts` imports rewritten to `.js`), then this script:
  * - rewrites relative `.ts` specifiers in the declarations too (tsc keeps them as written),
- *   so any TypeScript version and module resolution a user has reads them;
+ *   so any TypeScript version and module resolution a user has reads them, and gives each
+ *   declaration file its source's opening doc comment where tsc dropped it;
  * - copies the files the code reads at run time beside its own files (for example the sandbox
  *   agent and PTY helper), i.e. every file of a source folder that tsc does not compile and that
  *   is not documentation;
@@ -84,6 +85,19 @@ function rewriteDeclarations(text: string): string {
   return text.replace(TS_SPECIFIER, (_m, head: string, path: string, kind: string, quote: string) => {
     return `${head}${path}.${kind}js${quote}`;
   });
+}
+
+/** A source file's opening doc comment. */
+const OPENING_COMMENT = /^\/\*\*[\s\S]*?\*\/\n/;
+
+/**
+ * The declarations of `source` with its opening doc comment. tsc hangs that comment on the first
+ * statement and drops it with the statement when the declarations leave that out (an import only
+ * the code uses); it keeps it when a blank line follows it, as it then stands here.
+ */
+function withOpeningComment(declarations: string, source: string): string {
+  const comment = OPENING_COMMENT.exec(source)?.[0];
+  return comment && !declarations.startsWith(comment) ? `${comment}\n${declarations}` : declarations;
 }
 
 /** Entries of dist/dynamic/, by output name: the same path as in the sources. */
@@ -171,7 +185,10 @@ async function build(): Promise<void> {
   for (const file of files(DIST)) {
     if (!/\.d\.[mc]?ts$/.test(file)) continue;
     const text = readFileSync(file, "utf8");
-    const out = rewriteDeclarations(text);
+    const source = join(REPO_ROOT, relative(DIST, file)).replace(/\.d\.([mc]?)ts$/, ".$1ts");
+    const out = rewriteDeclarations(
+      existsSync(source) ? withOpeningComment(text, readFileSync(source, "utf8")) : text,
+    );
     if (out !== text) writeFileSync(file, out);
     declarations++;
   }

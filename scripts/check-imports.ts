@@ -19,7 +19,7 @@ import ts from "typescript";
 import { upwardImports } from "./layers.ts";
 
 /** The folders whose sources are checked, relative to the repository root. */
-export const SOURCE_DIRS = ["api", "client", "provider", "sdk", "server", "scripts", "bench"];
+export const SOURCE_DIRS = ["cli", "api", "client", "provider", "sdk", "server", "scripts", "bench"];
 
 /** One import edge: the file imported and whether only types cross it. */
 export interface Edge {

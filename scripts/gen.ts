@@ -2,8 +2,9 @@
  * `npm run gen`: writes everything generated from the resource definitions
  * (provider/resources/<kind>/definition.ts): schema.json, the TypeScript classes of both front
  * ends (sdk/<kind>.ts, sdk/types.ts, sdk/index.ts, sdk/native/resources.ts) and the reference
- * pages (docs/resources/). Never edit those by hand. `--check` writes nothing and exits 1 naming
- * the files that differ from what it would write (test/provider/generated.test.ts runs it).
+ * pages (docs/resources/); and, from the provider's settings (provider/frontend/settings.ts), the
+ * native provider class (sdk/native/provider.ts). Never edit those by hand. `--check` writes nothing and exits 1 naming
+ * the files that differ from what it would write (test/provider/native/schema.test.ts runs it).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -11,7 +12,7 @@ import * as prettier from "prettier";
 import { DEFINITIONS } from "../provider/registry.ts";
 import { buildSchema, schemaText } from "../provider/schema/package-schema.ts";
 import { indexPage, resourcePage } from "./gen/docs.ts";
-import { classFile, fileOf, indexFile, nativeFile, typesFile } from "./gen/sdk-classes.ts";
+import { classFile, fileOf, indexFile, nativeFile, providerFile, typesFile } from "./gen/sdk-classes.ts";
 import { REPO_ROOT } from "./repo-root.ts";
 
 /** Every generated file: its path from the repository root and its text. */
@@ -23,6 +24,7 @@ export async function generatedFiles(): Promise<Map<string, string>> {
     ["sdk/types.ts", typesFile()],
     ["sdk/index.ts", indexFile(defs)],
     ["sdk/native/resources.ts", nativeFile(defs)],
+    ["sdk/native/provider.ts", providerFile()],
     ["docs/resources/index.md", indexPage(defs)],
   ]);
   for (const d of defs) {

@@ -22,6 +22,8 @@ export const LAYERS: readonly {
   /** Entries with the same `peers` stand side by side (listed together): none may import another. */
   peers?: string;
 }[] = [
+  // The command line every `cws` command shares (its flag parser): the server's and `cws adopt`.
+  { name: "command line", folders: ["cli"] },
   { name: "sandbox runtime", folders: ["server/sandbox/runtime"] },
   { name: "contract", folders: ["api"] },
   { name: "client", folders: ["client"] },

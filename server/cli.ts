@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** `cws`: runs the reference server (`serve`) and inspects or resets a running one. */
 import { RATE_LIMIT_MAX } from "../api/admin.ts";
-import { parseFlags } from "./cli/flags.ts";
+import { parseFlags } from "../cli/flags.ts";
 import { inspect, INSPECT_COMMANDS, type InspectCommand } from "./cli/inspect.ts";
 
 const HELP = `Usage: cws <command> [options]

@@ -8,7 +8,7 @@
  * 2 bad usage.
  */
 import { writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
+import { parseFlags } from "../../cli/flags.ts";
 import { CwsClient, isAuthError } from "../../client/index.ts";
 import {
   SETTINGS,
@@ -73,30 +73,22 @@ interface AdoptOptions {
 }
 
 function settings(argv: string[], env: NodeJS.ProcessEnv): AdoptOptions | "help" {
-  let values;
-  try {
-    values = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        format: { type: "string" },
-        "import-by": { type: "string" },
-        out: { type: "string" },
-        type: { type: "string", multiple: true },
-        name: { type: "string" },
-        project: { type: "string" },
-        url: { type: "string" },
-        org: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
-  } catch (e) {
-    const msg = messageOf(e);
-    if (/'--(api-)?token'/.test(msg))
+  const parsed = parseFlags(argv, {
+    format: { type: "string" },
+    "import-by": { type: "string" },
+    out: { type: "string" },
+    type: { type: "string", multiple: true },
+    name: { type: "string" },
+    project: { type: "string" },
+    url: { type: "string" },
+    org: { type: "string" },
+  });
+  if (parsed.error !== undefined) {
+    if (/'--(api-)?token'/.test(parsed.error))
       throw new UsageError(`the API token is read from ${SETTINGS.apiToken.env} only, never from a flag`);
-    throw new UsageError(msg);
+    throw new UsageError(parsed.error);
   }
+  const { values } = parsed;
   if (values.help) return "help";
   const format = values.format;
   if (format === undefined) throw new UsageError("--format is required: pulumi or tofu");

@@ -315,4 +315,3 @@ export const PROVIDER_ATTRIBUTES: TfAttribute[] = SETTING_KEYS.map((key) => ({
   ...(SETTINGS[key].secret ? { sensitive: true } : {}),
   description: `${SETTINGS[key].description} (falls back to ${SETTINGS[key].env}).`,
 }));
-export const PROVIDER_TYPE = objectType(PROVIDER_ATTRIBUTES);

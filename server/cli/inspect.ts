@@ -1,5 +1,5 @@
 import { adminTarget, CliError } from "./admin-client.ts";
-import { parseFlags } from "./flags.ts";
+import { parseFlags } from "../../cli/flags.ts";
 import { printSeed, reset, resources } from "./commands.ts";
 
 export const INSPECT_COMMANDS = ["resources", "reset", "seed"] as const;

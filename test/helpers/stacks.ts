@@ -49,6 +49,13 @@ export function liveResources(server: AdminServer, org = "demo"): Promise<LiveRe
   return admin<LiveResources>(server, "GET", `/orgs/${org}/resources`);
 }
 
+/** Every live object of an org, of every kind: uid → name. */
+export async function liveObjects(server: AdminServer, org = "demo"): Promise<Map<string, string>> {
+  const l = await liveResources(server, org);
+  const all = [...l.workloads, ...l.volumes, ...l.ssh_keys, ...l.templates, ...l.sandbox_templates];
+  return new Map(all.map((o) => [o.uid, o.name]));
+}
+
 /** `pulumi stack export` as a user runs it (no --show-secrets), and every file of the backend. */
 export function stateAsStored(s: OfflineStack): { exported: string; files: string } {
   const exported = execFileSync(join(pulumiRoot(), "bin", "pulumi"), ["stack", "export", "--stack", "dev"], {

@@ -5,31 +5,16 @@
  * follows cannot match the other stack's object, and the create is sent again; with the same
  * explicit name nothing tells the two apart (docs/teams.md says so).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CwsClient } from "../../client/index.ts";
-import type { Context, Props } from "../../provider/core/types.ts";
+import { describe, expect, it } from "vitest";
+import type { Props } from "../../provider/core/types.ts";
 import { RESOURCES } from "../../provider/registry.ts";
 import { admin, api } from "../helpers/http.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { useProviderContext } from "../helpers/provider-context.ts";
 
 const { Volume } = RESOURCES as Required<typeof RESOURCES>;
 const DATA = { sizeInMb: 128, resourceName: "gpu-rental-small" };
 
-let server: TestServer;
-let ctx: Context;
-const logs: string[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer({ provisionDelayMs: 20 });
-  ctx = {
-    client: new CwsClient({ baseUrl: server.baseUrl, org: "demo", token: "demo-token" }),
-    log: (m) => logs.push(m),
-  };
-});
-afterAll(async () => {
-  await ctx?.client.close();
-  await server?.close();
-});
+const { server, ctx, logs } = useProviderContext();
 
 /**
  * Creates `ours` while its request is lost (502 before the service acts, 500 ms late) and the

@@ -2,32 +2,17 @@
  * The resource modules against the in-process reference server (no engine): what a program
  * removes is cleared on the service, lifecycle drift is read back, the change kinds are exact.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Workload as WireWorkload } from "../../api/index.ts";
-import { CwsClient } from "../../client/index.ts";
 import { RESOURCES } from "../../provider/registry.ts";
-import type { Context, Props } from "../../provider/core/types.ts";
+import type { Props } from "../../provider/core/types.ts";
 import { admin, api } from "../helpers/http.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { useProviderContext } from "../helpers/provider-context.ts";
 
 const { Workload, Sandbox, SshKey } = RESOURCES as Required<typeof RESOURCES>;
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx mod@cws";
 
-let server: TestServer;
-let ctx: Context;
-const logs: string[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer({ provisionDelayMs: 20 });
-  ctx = {
-    client: new CwsClient({ baseUrl: server.baseUrl, org: "demo", token: "demo-token" }),
-    log: (m) => logs.push(m),
-  };
-});
-afterAll(async () => {
-  await ctx?.client.close();
-  await server?.close();
-});
+const { server, ctx } = useProviderContext();
 
 const get = (uid: string) => api<WireWorkload>(server, "GET", `/orgs/demo/workloads/${uid}`);
 

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tofuPath } from "../../../scripts/toolchain/tofu.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
-import { EMPTY_ORG, liveResources } from "../../helpers/stacks.ts";
+import { EMPTY_ORG, liveObjects, liveResources } from "../../helpers/stacks.ts";
 import { startPostgres, type Postgres } from "../../helpers/team-backends.ts";
 import { tofuProject, type TofuProject, type TofuRun } from "../../helpers/tofu.ts";
 
@@ -25,12 +25,6 @@ const LOCK_REFUSED = /Error acquiring the state lock/;
 function expectExit(r: TofuRun, code: number): TofuRun {
   if (r.code !== code) throw new Error(`tofu exited with ${r.code}, expected ${code}:\n${r.output}`);
   return r;
-}
-
-/** Every live object of the org: uid → name. */
-async function live(server: TestServer): Promise<Map<string, string>> {
-  const l = await liveResources(server);
-  return new Map([...l.workloads, ...l.volumes, ...l.ssh_keys].map((o) => [o.uid, o.name]));
 }
 
 describe("OpenTofu workspaces sharing a pg backend (PostgreSQL) and one org", () => {
@@ -81,7 +75,7 @@ describe("OpenTofu workspaces sharing a pg backend (PostgreSQL) and one org", ()
       const state = await owned(b);
       expect([...state.values()].sort()).toEqual(["data-main", "deploy-main", "web-main"]);
       expect(await owned(a)).toEqual(state);
-      expect(await live(server)).toEqual(state);
+      expect(await liveObjects(server)).toEqual(state);
       expect(expectExit(await b.run("plan", "-detailed-exitcode"), 0).output).toMatch(/No changes/);
 
       // With -lock-timeout the second run waits for the first, then has nothing left to do.
@@ -99,7 +93,7 @@ describe("OpenTofu workspaces sharing a pg backend (PostgreSQL) and one org", ()
         "Apply complete! Resources: 0 added, 0 changed",
         "Apply complete! Resources: 0 added, 1 changed",
       ]);
-      expect(await live(server)).toEqual(state);
+      expect(await liveObjects(server)).toEqual(state);
 
       expectExit(await a.run("destroy", "-auto-approve"), 0);
       expect(await liveResources(server)).toEqual(EMPTY_ORG);
@@ -122,14 +116,14 @@ describe("OpenTofu workspaces sharing a pg backend (PostgreSQL) and one org", ()
       const [mine, theirs] = [await owned(pr1), await owned(pr2)];
       expect([...mine.values()].sort()).toEqual(["data-pr-1", "deploy-pr-1", "web-pr-1"]);
       expect([...theirs.values()].sort()).toEqual(["data-pr-2", "deploy-pr-2", "web-pr-2"]);
-      expect(await live(server)).toEqual(new Map([...mine, ...theirs]));
+      expect(await liveObjects(server)).toEqual(new Map([...mine, ...theirs]));
       // Every workspace is a row of the backend's table in the shared database.
       expect(await pg.sql("select name from terraform_remote_state.states order by name")).toMatch(
         /pr-1\npr-2/,
       );
 
       expectExit(await pr1.run("destroy", "-auto-approve"), 0);
-      expect(await live(server)).toEqual(theirs);
+      expect(await liveObjects(server)).toEqual(theirs);
       expect(expectExit(await pr2.run("plan", "-detailed-exitcode"), 0).output).toMatch(/No changes/);
       expectExit(await pr2.run("destroy", "-auto-approve"), 0);
       expect(await liveResources(server)).toEqual(EMPTY_ORG);

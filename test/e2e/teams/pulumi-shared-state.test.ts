@@ -18,7 +18,7 @@ import { FRONT_ENDS, type FrontEnd } from "../../helpers/front-ends.ts";
 import { admin } from "../../helpers/http.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { sshKey } from "../../helpers/ssh-keys.ts";
-import { EMPTY_ORG, failureOf, liveResources, stackConfig } from "../../helpers/stacks.ts";
+import { EMPTY_ORG, failureOf, liveObjects, liveResources, stackConfig } from "../../helpers/stacks.ts";
 import { startMoto, type S3Store } from "../../helpers/team-backends.ts";
 
 const SCENARIO_MS = 480_000;
@@ -66,13 +66,6 @@ async function owned(s: OfflineStack): Promise<Map<string, string>> {
       .filter((r) => r.id && !r.type.startsWith("pulumi:"))
       .map((r) => [r.id!, String(r.outputs?.name)] as const),
   );
-}
-
-/** Every live object of the org: uid → name. */
-async function live(server: TestServer): Promise<Map<string, string>> {
-  const l = await liveResources(server);
-  const all = [...l.workloads, ...l.volumes, ...l.ssh_keys, ...l.templates, ...l.sandbox_templates];
-  return new Map(all.map((o) => [o.uid, o.name]));
 }
 
 describe("Pulumi stacks sharing a DIY backend on S3 (moto) and one org", () => {
@@ -131,7 +124,7 @@ describe("Pulumi stacks sharing a DIY backend on S3 (moto) and one org", () => {
       expect((await admin<{ items: unknown[] }>(server, "GET", "/faults")).items).toEqual([]);
 
       // Each stack's objects are its own: distinct uids and names, every live object in one stack.
-      const [mine, theirs, all] = [await owned(pr1!), await owned(pr2!), await live(server)];
+      const [mine, theirs, all] = [await owned(pr1!), await owned(pr2!), await liveObjects(server)];
       expect(mine.size).toBe(OBJECTS);
       expect(theirs.size).toBe(OBJECTS);
       expect([...mine.keys()].filter((id) => theirs.has(id))).toEqual([]);
@@ -155,7 +148,7 @@ describe("Pulumi stacks sharing a DIY backend on S3 (moto) and one org", () => {
       // Closing pull request 1 destroys its stack; pull request 2's objects stay as they were.
       await pr1!.stack.destroy();
       await pr1!.stack.workspace.removeStack("pr-1");
-      expect(await live(server)).toEqual(theirs);
+      expect(await liveObjects(server)).toEqual(theirs);
       const web = (await liveResources(server)).workloads.find((w) => theirs.has(w.uid));
       expect(web?.state?.status).toBe("running");
       expect((await pr2!.stack.preview()).changeSummary).toEqual({ same: OBJECTS + 1 });
@@ -198,12 +191,12 @@ describe("Pulumi stacks sharing a DIY backend on S3 (moto) and one org", () => {
       // The state is whole and the service holds the stack's objects once each, nothing else.
       const state = await owned(second);
       expect(state.size).toBe(OBJECTS);
-      expect(await live(server)).toEqual(state);
+      expect(await liveObjects(server)).toEqual(state);
 
       // The refused job, run again, finds nothing to do.
       const again = await second.stack.up();
       expect(again.summary.resourceChanges).toEqual({ same: OBJECTS + 1 });
-      expect(await live(server)).toEqual(state);
+      expect(await liveObjects(server)).toEqual(state);
 
       await second.stack.destroy();
       expect(await liveResources(server)).toEqual(EMPTY_ORG);

@@ -3,61 +3,33 @@
  * objects with every attribute): values known only at apply, what the service fills in not
  * shown as a change, replacement where the core replaces, state from a newer provider refused.
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { UNKNOWN_VALUE, decodeMsgpack } from "../../../provider/opentofu/msgpack.ts";
 import {
-  UNKNOWN_VALUE,
-  decodeMsgpack,
-  encodeMsgpack,
-  type MsgValue,
-} from "../../../provider/opentofu/msgpack.ts";
-import { TofuProvider } from "../../../provider/opentofu/adapter.ts";
-import { resourcesOf, type PackageSchema } from "../../../provider/opentofu/tf-schema.ts";
+  WEB,
+  dv,
+  planWorkload,
+  state,
+  tofuProvider,
+  workload,
+  type Obj,
+  type PlanResponse,
+} from "./fixture.ts";
 
-type Obj = Record<string, MsgValue>;
-const SCHEMA = JSON.parse(
-  readFileSync(new URL("../../../schema.json", import.meta.url), "utf8"),
-) as PackageSchema;
-const WORKLOAD = resourcesOf(SCHEMA).find((r) => r.typeName === "cws_workload")!;
-const provider = new TofuProvider(SCHEMA, () => {});
-
-/** A cws_workload object as OpenTofu sends it: every attribute, null unless given. */
-function workload(values: Obj): Obj {
-  const nulls = Object.fromEntries(WORKLOAD.attributes.map((a) => [a.name, null]));
-  return { ...nulls, timeouts: null, ...values };
-}
-const dv = (v: MsgValue) => ({ msgpack: encodeMsgpack(v) });
+const provider = tofuProvider();
 const port = (p: number, protocol: string | null = null, routing: string | null = null) => ({
   port: p,
   protocol,
   routing,
 });
 
-interface PlanResponse {
-  planned_state?: { msgpack: Buffer };
-  requires_replace?: { steps: { attribute_name: string }[] }[];
-  diagnostics: { severity: string; summary: string }[];
-}
-
+/** A plan whose planned state is there (no error). */
 function plan(prior: Obj | null, config: Obj): PlanResponse & { planned: Obj } {
-  const res = provider.planResourceChange({
-    type_name: "cws_workload",
-    prior_state: dv(prior),
-    proposed_new_state: dv(config),
-    config: dv(config),
-  }) as PlanResponse;
-  return { ...res, planned: decodeMsgpack(res.planned_state!.msgpack) as Obj };
+  const res = planWorkload(provider, prior, config);
+  return { ...res, planned: res.planned! };
 }
 
-const WEB = { type: "RENTAL", name: "web", image: "nginx:1.27", resource_name: "gpu-rental-small" };
-const PRIOR = workload({
-  ...WEB,
-  id: "wl-1",
-  uid: "wl-1",
-  status: "running",
-  ports: [port(8080, "TCP", "PROXIED")],
-  created_at: "2026-01-01T00:00:00Z",
-});
+const PRIOR = state({ ...WEB, ports: [port(8080, "TCP", "PROXIED")] });
 
 describe("OpenTofu plans", () => {
   it("plans a create whose inputs are known only at apply, with every output known after apply", () => {
@@ -97,13 +69,8 @@ describe("OpenTofu plans", () => {
   });
 
   it("refuses bad input at plan, naming the attribute", () => {
-    const r = provider.planResourceChange({
-      type_name: "cws_workload",
-      prior_state: dv(PRIOR),
-      proposed_new_state: dv(workload({ ...WEB, deploy: false })),
-      config: dv(workload({ ...WEB, deploy: false })),
-    }) as PlanResponse;
-    expect(r.planned_state).toBeUndefined();
+    const r = planWorkload(provider, PRIOR, workload({ ...WEB, deploy: false }));
+    expect(r.planned).toBeUndefined();
     expect(r.diagnostics.map((d) => d.summary)).toEqual(["Invalid value: deploy"]);
   });
 });
@@ -133,7 +100,7 @@ describe("OpenTofu provider configuration", () => {
     const saved = { ...process.env };
     for (const k of ["CWS_BASE_URL", "CWS_ORG", "CWS_API_TOKEN"]) delete process.env[k];
     try {
-      const p = new TofuProvider(SCHEMA, () => {});
+      const p = tofuProvider();
       const res = p.configureProvider({
         config: dv({ endpoint: "http://127.0.0.1:9/v3", org: null, api_token: null }),
       }) as { diagnostics: { summary: string; detail: string }[] };

@@ -6,7 +6,6 @@
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { X509Certificate } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   UNKNOWN_VALUE,
@@ -21,13 +20,8 @@ import {
   refusal,
   serve,
 } from "../../../provider/opentofu/serve.ts";
-import { TofuProvider } from "../../../provider/opentofu/adapter.ts";
-import type { PackageSchema } from "../../../provider/opentofu/tf-schema.ts";
 import { pluginCertificate } from "../../../provider/opentofu/tls-cert.ts";
-
-const SCHEMA = JSON.parse(
-  readFileSync(new URL("../../../schema.json", import.meta.url), "utf8"),
-) as PackageSchema;
+import { tofuProvider } from "./fixture.ts";
 
 type Client = grpc.Client &
   Record<string, (req: unknown, cb: (e: grpc.ServiceError | null, res: unknown) => void) => void>;
@@ -79,7 +73,7 @@ describe("terraform-provider-cws over gRPC with mutual TLS", () => {
   const clientCert = pluginCertificate();
 
   beforeAll(async () => {
-    const served = await serve(new TofuProvider(SCHEMA, () => {}), {
+    const served = await serve(tofuProvider(), {
       PLUGIN_CLIENT_CERT: clientCert.certPem,
     });
     server = served.server;
@@ -102,7 +96,7 @@ describe("terraform-provider-cws over gRPC with mutual TLS", () => {
   });
 
   it("refuses a client without a certificate the plugin was told to trust", async () => {
-    const served = await serve(new TofuProvider(SCHEMA, () => {}), {
+    const served = await serve(tofuProvider(), {
       PLUGIN_CLIENT_CERT: clientCert.certPem,
     });
     const address = served.handshake.split("|")[3];

@@ -7,10 +7,8 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { encodeMsgpack } from "../../../provider/opentofu/msgpack.ts";
-import { TofuProvider } from "../../../provider/opentofu/adapter.ts";
 import {
   Codec,
   type FieldDescriptor,
@@ -19,11 +17,7 @@ import {
 import { loadServices, servicesOf, type Services } from "../../../provider/opentofu/protocol.ts";
 import { PROTO_FILES, protocolDescriptor, protocolRoot } from "../../../provider/opentofu/protocol-source.ts";
 import { PROTO_OPTIONS } from "../../../provider/opentofu/serve.ts";
-import type { PackageSchema } from "../../../provider/opentofu/tf-schema.ts";
-
-const SCHEMA = JSON.parse(
-  readFileSync(new URL("../../../schema.json", import.meta.url), "utf8"),
-) as PackageSchema;
+import { tofuProvider } from "./fixture.ts";
 
 type Def = grpc.MethodDefinition<unknown, unknown>;
 
@@ -42,7 +36,7 @@ function protoLoaderServices(): Services {
 
 /** Messages of each direction, as the adapter answers them and as OpenTofu sends them. */
 function samples(): { rpc: string; request: unknown; response: unknown }[] {
-  const provider = new TofuProvider(SCHEMA, () => {});
+  const provider = tofuProvider();
   const volume = { name: "v", size_in_mb: 512, resource_name: "gpu-rental-small", id: null };
   return [
     { rpc: "GetMetadata", request: {}, response: provider.getMetadata() },

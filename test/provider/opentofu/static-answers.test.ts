@@ -3,26 +3,21 @@
  * (provider/opentofu/static-answers.ts): the adapter's own answers, the same whatever the provider
  * was configured with, so that answering them from the build's bytes changes nothing.
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { TofuProvider } from "../../../provider/opentofu/adapter.ts";
 import { encodeMsgpack } from "../../../provider/opentofu/msgpack.ts";
 import { loadServices } from "../../../provider/opentofu/protocol.ts";
 import { STATIC_RPCS, encodeStaticAnswers } from "../../../provider/opentofu/static-answers.ts";
-import type { PackageSchema } from "../../../provider/opentofu/tf-schema.ts";
+import { tofuProvider } from "./fixture.ts";
 
-const SCHEMA = JSON.parse(
-  readFileSync(new URL("../../../schema.json", import.meta.url), "utf8"),
-) as PackageSchema;
 const lowerFirst = (s: string) => s[0]!.toLowerCase() + s.slice(1);
 
 describe("the OpenTofu provider's answers made by the build", () => {
   it("are the adapter's answers, whatever the provider was configured with", async () => {
     const services = await loadServices();
-    const answers = encodeStaticAnswers(new TofuProvider(SCHEMA, () => {}), services);
+    const answers = encodeStaticAnswers(tofuProvider(), services);
     expect(Object.keys(answers).sort()).toEqual([...STATIC_RPCS].sort());
 
-    const configured = new TofuProvider(SCHEMA, () => {});
+    const configured = tofuProvider();
     const config = { endpoint: "https://api.example.com/v3", org: "acme", api_token: "t" };
     configured.configureProvider({ config: { msgpack: encodeMsgpack(config) } });
     for (const rpc of STATIC_RPCS) {

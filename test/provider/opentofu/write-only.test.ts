@@ -5,34 +5,27 @@
  * combinations refused naming the attribute, a client without write-only support told so; every
  * resource identified by { org, uid }, identities upgraded and checked against the provider's org.
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { TofuProvider } from "../../../provider/opentofu/adapter.ts";
 import { identityImportBlock } from "../../../provider/opentofu/identity.ts";
-import {
-  UNKNOWN_VALUE,
-  decodeMsgpack,
-  encodeMsgpack,
-  type MsgValue,
-} from "../../../provider/opentofu/msgpack.ts";
+import { UNKNOWN_VALUE, type MsgValue } from "../../../provider/opentofu/msgpack.ts";
 import { appliedState } from "../../../provider/opentofu/state.ts";
-import { resourcesOf, type PackageSchema } from "../../../provider/opentofu/tf-schema.ts";
+import {
+  WEB,
+  WORKLOAD,
+  dv,
+  planWorkload,
+  state,
+  tofuProvider,
+  undv,
+  workload,
+  type Diag,
+  type Obj,
+  type PlanResponse,
+} from "./fixture.ts";
 
-type Obj = Record<string, MsgValue>;
-const SCHEMA = JSON.parse(
-  readFileSync(new URL("../../../schema.json", import.meta.url), "utf8"),
-) as PackageSchema;
-const WORKLOAD = resourcesOf(SCHEMA).find((r) => r.typeName === "cws_workload")!;
-const provider = new TofuProvider(SCHEMA, () => {});
+const provider = tofuProvider();
 const CAPS = { write_only_attributes_allowed: true };
 
-const dv = (v: MsgValue) => ({ msgpack: encodeMsgpack(v) });
-const undv = (v: { msgpack: Buffer } | undefined) => (v ? (decodeMsgpack(v.msgpack) as Obj) : undefined);
-
-function workload(values: Obj): Obj {
-  const nulls = Object.fromEntries(WORKLOAD.attributes.map((a) => [a.name, null]));
-  return { ...nulls, timeouts: null, ...values };
-}
 const auth = (o: Obj): Obj => ({
   server: "registry.example.com",
   username: "ci",
@@ -43,34 +36,10 @@ const auth = (o: Obj): Obj => ({
 });
 const vmConfig = (o: Obj): Obj => ({ password: null, password_wo: null, password_wo_version: null, ...o });
 
-const WEB = { type: "RENTAL", name: "web", image: "nginx:1.27", resource_name: "gpu-rental-small" };
 const VM = { type: "VM", name: "vm", image: "ubuntu-22.04", resource_name: "vm-standard" };
-const state = (values: Obj) =>
-  workload({ id: "wl-1", uid: "wl-1", status: "running", created_at: "2026-01-01T00:00:00Z", ...values });
 
-interface Diag {
-  severity: string;
-  summary: string;
-  detail?: string;
-  attribute?: { steps: { attribute_name: string }[] };
-}
-interface PlanResponse {
-  planned_state?: { msgpack: Buffer };
-  requires_replace?: { steps: { attribute_name: string }[] }[];
-  planned_identity?: { identity_data: { msgpack: Buffer } };
-  diagnostics: Diag[];
-}
-
-function plan(prior: Obj | null, config: Obj, caps: unknown = CAPS) {
-  const res = provider.planResourceChange({
-    type_name: "cws_workload",
-    prior_state: dv(prior),
-    proposed_new_state: dv(config),
-    config: dv(config),
-    client_capabilities: caps,
-  }) as PlanResponse;
-  return { ...res, planned: undv(res.planned_state) };
-}
+const plan = (prior: Obj | null, config: Obj, caps: unknown = CAPS) =>
+  planWorkload(provider, prior, config, caps);
 
 function validate(config: Obj, caps: unknown = CAPS): Diag[] {
   return (
@@ -302,7 +271,7 @@ describe("write-only secrets: plans", () => {
 
 describe("resource identity", () => {
   const configured = () => {
-    const p = new TofuProvider(SCHEMA, () => {});
+    const p = tofuProvider();
     p.configureProvider({ config: dv({ endpoint: "http://127.0.0.1:9/v3", org: "acme", api_token: "t" }) });
     return p;
   };
@@ -341,13 +310,7 @@ describe("resource identity", () => {
       client_capabilities: CAPS,
     }) as PlanResponse;
     expect(undv(r.planned_identity!.identity_data)).toEqual({ org: "acme", uid: "wl-1" });
-    const created = p.planResourceChange({
-      type_name: "cws_workload",
-      prior_state: dv(null),
-      proposed_new_state: dv(workload({ ...WEB })),
-      config: dv(workload({ ...WEB })),
-      client_capabilities: CAPS,
-    }) as PlanResponse;
+    const created = planWorkload(p, null, workload({ ...WEB }), CAPS);
     expect(created.planned_identity).toBeFalsy();
   });
 

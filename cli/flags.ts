@@ -1,3 +1,8 @@
+/**
+ * The command line every `cws` command shares, the server's (`cws serve`, `cws inspect`, ...) and
+ * `cws adopt` alike: flags parsed one way, so that each command refuses a bad flag with the same
+ * message naming it.
+ */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 
 /** -h / --help, which every command takes. */
@@ -5,7 +10,8 @@ const HELP_FLAG = { help: { type: "boolean", short: "h" } } as const;
 
 /**
  * A command's flags: `args` parsed strictly (no positional argument, no unknown flag) against
- * `options` and -h/--help. Answers the values, or the parser's message of what is wrong.
+ * `options` and -h/--help. Answers the values, or the parser's message of what is wrong (it names
+ * the flag: "Unknown option '--frobnicate'").
  */
 export function parseFlags<O extends ParseArgsOptionsConfig>(args: string[], options: O) {
   try {

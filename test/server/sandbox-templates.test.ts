@@ -1,10 +1,10 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 // Sandbox templates through the API (SandboxTemplateService in server/templates/sandbox-templates.ts).
 import { describe, expect, it } from "vitest";
-import { SandboxTemplate } from "../../../api/index.ts";
-import { call, expectError } from "../../helpers/http.ts";
-import { useTestServer } from "../../helpers/server.ts";
-import { putSandboxTemplate } from "../fixtures.ts";
+import { SandboxTemplate } from "../../api/index.ts";
+import { call, expectError } from "../helpers/http.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { putSandboxTemplate } from "./fixtures.ts";
 
 const s = useTestServer({ each: "reset" });
 
