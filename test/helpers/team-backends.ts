@@ -45,6 +45,9 @@ export interface S3Store {
   close(): Promise<void>;
 }
 
+/** How long a backend may take to answer after its start (a test's beforeAll allows more). */
+export const BACKEND_START_MS = 180_000;
+
 /** moto in server mode on a free port, with one empty bucket. */
 export async function startMoto(bucket = "team-state"): Promise<S3Store> {
   if (!existsSync(MOTO_SERVER))
@@ -66,7 +69,8 @@ export async function startMoto(bucket = "team-state"): Promise<S3Store> {
         return (await fetch(`${endpoint}/`).catch(() => undefined))?.ok ?? false;
       },
       "moto_server answering",
-      { timeoutMs: 60_000 },
+      // Python's start is slow on a loaded machine: give it the whole of the suite's hook time.
+      { timeoutMs: BACKEND_START_MS },
     );
     const made = await fetch(`${endpoint}/${bucket}`, { method: "PUT" });
     if (!made.ok) throw new Error(`creating bucket ${bucket}: ${made.status} ${await made.text()}`);

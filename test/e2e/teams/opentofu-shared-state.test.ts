@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tofuPath } from "../../../scripts/toolchain/tofu.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { EMPTY_ORG, liveObjects, liveResources } from "../../helpers/stacks.ts";
-import { startPostgres, type Postgres } from "../../helpers/team-backends.ts";
+import { BACKEND_START_MS, startPostgres, type Postgres } from "../../helpers/team-backends.ts";
 import { tofuProject, type TofuProject, type TofuRun } from "../../helpers/tofu.ts";
 
 const EXAMPLE = fileURLToPath(new URL("../../../examples/ci/opentofu", import.meta.url));
@@ -34,7 +34,7 @@ describe("OpenTofu workspaces sharing a pg backend (PostgreSQL) and one org", ()
   beforeAll(async () => {
     if (!existsSync(tofuPath())) throw new Error(`${tofuPath()} is missing: run npm run tofu:build`);
     [pg, server] = await Promise.all([startPostgres(), startTestServer({ provisionDelayMs: 20 })]);
-  });
+  }, BACKEND_START_MS + 30_000);
   afterAll(async () => {
     for (const p of projects.splice(0)) p.cleanup();
     await server?.close();

@@ -19,7 +19,7 @@ import { admin } from "../../helpers/http.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { sshKey } from "../../helpers/ssh-keys.ts";
 import { EMPTY_ORG, failureOf, liveObjects, liveResources, stackConfig } from "../../helpers/stacks.ts";
-import { startMoto, type S3Store } from "../../helpers/team-backends.ts";
+import { BACKEND_START_MS, startMoto, type S3Store } from "../../helpers/team-backends.ts";
 
 const SCENARIO_MS = 480_000;
 /** An auto-name: the logical name, a hyphen and seven hex digits. */
@@ -74,7 +74,7 @@ describe("Pulumi stacks sharing a DIY backend on S3 (moto) and one org", () => {
   let server: TestServer | undefined;
   beforeAll(async () => {
     s3 = await startMoto();
-  });
+  }, BACKEND_START_MS + 30_000);
   afterAll(async () => {
     for (const s of stacks.splice(0)) await s.cleanup();
     await server?.close();
