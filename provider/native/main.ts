@@ -3,7 +3,7 @@
  * the argument and reads the port of the plugin's gRPC server from the first line of stdout.
  */
 import { readFileSync } from "node:fs";
-import { flushCompileCache } from "../frontend/compile-cache.ts";
+import { cachedImport, flushCompileCache } from "../frontend/compile-cache.ts";
 import { engineLog } from "../frontend/engine-log.ts";
 import type { CwsPlugin } from "./adapter.ts";
 import { serve } from "./serve.ts";
@@ -15,11 +15,13 @@ const version = (JSON.parse(readFileSync(new URL("package.json", ROOT), "utf8"))
 const engineAddress = process.argv.slice(2).find((a) => !a.startsWith("-"));
 /** The engine's log, its gRPC client loaded by the first message (none is said before a call). */
 const log = engineLog(engineAddress, async () => {
-  const [grpc, engineGrpc, enginePb] = await Promise.all([
-    import("@grpc/grpc-js"),
-    import("@pulumi/pulumi/proto/engine_grpc_pb.js"),
-    import("@pulumi/pulumi/proto/engine_pb.js"),
-  ]);
+  const [grpc, engineGrpc, enginePb] = await cachedImport(
+    Promise.all([
+      import("@grpc/grpc-js"),
+      import("@pulumi/pulumi/proto/engine_grpc_pb.js"),
+      import("@pulumi/pulumi/proto/engine_pb.js"),
+    ]),
+  );
   return { grpc, services: engineGrpc.default, messages: enginePb.default };
 });
 
@@ -28,10 +30,9 @@ const log = engineLog(engineAddress, async () => {
  * first call (serve.ts), so that the port line does not wait for them.
  */
 async function plugin(): Promise<CwsPlugin> {
-  const [{ CwsPlugin }, { servedSchema }] = await Promise.all([
-    import("./adapter.ts"),
-    import("../schema/package-schema.ts"),
-  ]);
+  const [{ CwsPlugin }, { servedSchema }] = await cachedImport(
+    Promise.all([import("./adapter.ts"), import("../schema/package-schema.ts")]),
+  );
   let schema: string | undefined;
   const p = new CwsPlugin({ version, log, schema: () => (schema ??= servedSchema(ROOT, version)) });
   return p;
