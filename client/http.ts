@@ -4,7 +4,11 @@
  * per-request timeout, maps failures to the error classes, retries through retry.ts and parses
  * bodies with the schemas the endpoint declares.
  */
-import { Agent, request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+// undici's Agent and a dispatcher's request, by their own paths: its package entry also loads its
+// fetch, cookies and WebSocket, which make Node load its own copy of undici too (undici.d.ts).
+import Agent from "undici/lib/dispatcher/agent.js";
+import dispatcherRequest from "undici/lib/api/api-request.js";
 import type { z } from "zod";
 import { answerSchema, routeTemplate, type Endpoint, type JsonEndpoint } from "../api/endpoints/index.ts";
 import type { DeploymentType } from "../api/index.ts";
@@ -329,8 +333,10 @@ export class Transport {
       headers["content-type"] = "application/json";
     }
     try {
-      const res = await request(p.url, {
-        dispatcher: this.#dispatcher,
+      const url = new URL(p.url);
+      const res = await dispatcherRequest.call(this.#dispatcher, {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method: op.endpoint.method,
         headers,
         body,

@@ -1,8 +1,8 @@
 /**
  * Messages on a resource's own line in the Pulumi engine's output, from either Pulumi front end:
  * the engine's log service, with the resource's URN. The gRPC stubs come from the front end (the
- * plugin has them at hand; the dynamic provider loads the engine's own) and are asked for only
- * when there is something to say. Without an engine address (tests driving a front end directly)
+ * plugin loads its own, the dynamic provider the engine's) and are asked for only when there is
+ * something to say. Without an engine address (tests driving a front end directly)
  * messages go to stderr.
  */
 import type * as Grpc from "@grpc/grpc-js";
@@ -25,36 +25,53 @@ export interface EngineStubs {
 
 const SEVERITY = { debug: "DEBUG", info: "INFO", warning: "WARNING", error: "ERROR" } as const;
 
-/** The log of the engine at `address`, through the stubs `load` gives on the first message. */
-export function engineLog(address: string | undefined, load: () => EngineStubs): EngineLog {
+/**
+ * The log of the engine at `address`, through the stubs `load` gives (or resolves to) on the first
+ * message. Messages keep their order; one that cannot reach the engine goes to stderr, never fails
+ * the call that said it.
+ */
+export function engineLog(
+  address: string | undefined,
+  load: () => EngineStubs | Promise<EngineStubs>,
+): EngineLog {
+  const toStderr = (urn: string, message: string) => void process.stderr.write(`cws: ${urn}: ${message}\n`);
   if (!address) {
     return {
       async log(urn, message) {
-        process.stderr.write(`cws: ${urn}: ${message}\n`);
+        toStderr(urn, message);
       },
       close() {},
     };
   }
-  let engine:
-    { stubs: EngineStubs; client: InstanceType<EngineStubs["services"]["EngineClient"]> } | undefined;
-  const connect = () => {
-    const stubs = load();
+  type Engine = { stubs: EngineStubs; client: InstanceType<EngineStubs["services"]["EngineClient"]> };
+  let engine: Promise<Engine> | undefined;
+  let closed = false;
+  const connect = async (): Promise<Engine> => {
+    const stubs = await load();
     const client = new stubs.services.EngineClient(address, stubs.grpc.credentials.createInsecure());
+    if (closed) client.close();
     return { stubs, client };
   };
   return {
     log(urn, message, severity = "info") {
       engine ??= connect();
-      const { messages } = engine.stubs;
-      const req = new messages.LogRequest();
-      req.setSeverity(messages.LogSeverity[SEVERITY[severity]]);
-      req.setMessage(message);
-      req.setUrn(urn);
-      const { client } = engine;
-      return new Promise((resolve) => client.log(req, () => resolve()));
+      return engine.then(
+        ({ stubs: { messages }, client }) => {
+          const req = new messages.LogRequest();
+          req.setSeverity(messages.LogSeverity[SEVERITY[severity]]);
+          req.setMessage(message);
+          req.setUrn(urn);
+          return new Promise<void>((resolve) => client.log(req, () => resolve()));
+        },
+        () => toStderr(urn, message),
+      );
     },
     close() {
-      engine?.client.close();
+      closed = true;
+      void engine?.then(
+        (e) => e.client.close(),
+        () => {},
+      );
     },
   };
 }

@@ -12,6 +12,7 @@ import { fromState, toState } from "../core/state.ts";
 import type { Autonaming } from "../core/naming.ts";
 import type { CheckFailure, Context } from "../core/types.ts";
 import type { EngineLog } from "../frontend/engine-log.ts";
+import { cachedImport } from "../frontend/compile-cache.ts";
 import { Session } from "../frontend/session.ts";
 import { FUNCTIONS, checkFunctionArgs } from "../resources/functions/controller.ts";
 import { PACKAGE } from "../schema/package-schema.ts";
@@ -66,7 +67,9 @@ function autonamingOf(req: InstanceType<typeof providerPb.CheckRequest>): Autona
 export class CwsPlugin {
   readonly #opts: PluginOptions;
   /** The HTTP client is loaded by the first call that needs the service (frontend/session.ts). */
-  readonly #session = new Session(async () => (await import("../../client/index.ts")).CwsClient);
+  readonly #session = new Session(
+    async () => (await cachedImport(import("../../client/index.ts"))).CwsClient,
+  );
   /** The resources checked in this process: diff speaks for those only (diff-words.ts). */
   readonly #planned = new Planned();
 

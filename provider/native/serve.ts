@@ -1,71 +1,112 @@
 /**
  * The plugin's gRPC serving: Pulumi's ResourceProviderService on a free local port, each RPC
- * answered by a method of the adapter (CwsPlugin), errors as gRPC errors.
+ * answered by a method of the adapter (CwsPlugin), errors as gRPC errors. The serving is the
+ * front ends' own unary gRPC over node:http2 (frontend/grpc-server.ts), and nothing of Pulumi's
+ * generated protocol modules is loaded before the first call: the port line waits for neither a
+ * gRPC library nor the message classes.
  */
-import * as grpc from "@grpc/grpc-js";
-import providerGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
+import type EmptyPb from "google-protobuf/google/protobuf/empty_pb.js";
+import type ProviderPb from "@pulumi/pulumi/proto/provider_pb.js";
+import { UnaryServer, type UnaryHandler, type UnaryMethod } from "../frontend/grpc-server.ts";
 import type { CwsPlugin } from "./adapter.ts";
 
-type Call<Req> = grpc.ServerUnaryCall<Req, unknown>;
-type Callback = grpc.sendUnaryData<unknown>;
+/** The service, as its methods' paths name it (`/pulumirpc.ResourceProvider/Check`). */
+export const SERVICE = "pulumirpc.ResourceProvider";
 
-/** The RPCs the plugin answers, each by its method of the same name. */
-const HANDLED = [
-  "getPluginInfo",
-  "getSchema",
-  "checkConfig",
-  "diffConfig",
-  "configure",
-  "cancel",
-  "check",
-  "diff",
-  "create",
-  "read",
-  "update",
-  "delete",
-  "invoke",
-] as const;
+/** The largest request accepted (a Check or Update of a large resource). */
+const MAX_MESSAGE_BYTES = 1 << 30;
+
+/** The message classes the requests are decoded with. */
+interface Messages {
+  empty: typeof EmptyPb;
+  provider: typeof ProviderPb;
+}
+
+interface Decoder {
+  deserializeBinary(bytes: Uint8Array): unknown;
+}
 
 /**
- * The gRPC service implementation: each RPC answered by the plugin, errors as gRPC errors. RPCs
- * left out (Handshake, Construct, Call, List, Attach, mappings) get UNIMPLEMENTED from grpc-js,
- * which the engine accepts for all of them. `plugin` is the adapter, or what loads it: then the
- * first call does.
+ * The RPCs the plugin answers, each by the adapter's method of the same name in lower camel case
+ * (`GetPluginInfo` → `getPluginInfo`), with its request's message class (as in Pulumi's generated
+ * `provider_grpc_pb.js`; test/provider/native/protocol.test.ts holds them to it). RPCs left out
+ * (Handshake, Parameterize, Construct, Call, List, Attach, GetMapping(s)) are UNIMPLEMENTED, as a
+ * gRPC server answers a method it does not serve, which the engine takes as "not supported" for
+ * all of them.
  */
-export function serviceImplementation(
-  plugin: CwsPlugin | (() => Promise<CwsPlugin>),
-): grpc.UntypedServiceImplementation {
+export const HANDLED = {
+  GetPluginInfo: (m: Messages) => m.empty.Empty,
+  GetSchema: (m: Messages) => m.provider.GetSchemaRequest,
+  CheckConfig: (m: Messages) => m.provider.CheckRequest,
+  DiffConfig: (m: Messages) => m.provider.DiffRequest,
+  Configure: (m: Messages) => m.provider.ConfigureRequest,
+  Cancel: (m: Messages) => m.empty.Empty,
+  Check: (m: Messages) => m.provider.CheckRequest,
+  Diff: (m: Messages) => m.provider.DiffRequest,
+  Create: (m: Messages) => m.provider.CreateRequest,
+  Read: (m: Messages) => m.provider.ReadRequest,
+  Update: (m: Messages) => m.provider.UpdateRequest,
+  Delete: (m: Messages) => m.provider.DeleteRequest,
+  Invoke: (m: Messages) => m.provider.InvokeRequest,
+} satisfies Record<string, (m: Messages) => Decoder>;
+
+type Rpc = keyof typeof HANDLED;
+
+/** `GetPluginInfo` → `getPluginInfo`. */
+const methodName = (rpc: Rpc) => (rpc[0]!.toLowerCase() + rpc.slice(1)) as keyof CwsPlugin;
+
+let messages: Promise<Messages> | undefined;
+/** The message classes, loaded by the first call (the adapter loads them too). */
+function loadMessages(): Promise<Messages> {
+  return (messages ??= Promise.all([
+    import("google-protobuf/google/protobuf/empty_pb.js"),
+    import("@pulumi/pulumi/proto/provider_pb.js"),
+  ]).then(([empty, provider]) => ({ empty: empty.default, provider: provider.default })));
+}
+
+/**
+ * The service's methods as the server takes them: the request's bytes are handed on as they came
+ * (the handler decodes them once the message classes are loaded), the response is a generated
+ * message, which encodes itself.
+ */
+const METHODS: Record<string, UnaryMethod> = Object.fromEntries(
+  Object.keys(HANDLED).map((rpc) => [
+    rpc,
+    {
+      path: `/${SERVICE}/${rpc}`,
+      requestDeserialize: (bytes: Buffer) => bytes,
+      responseSerialize: (message: unknown) =>
+        Buffer.from((message as { serializeBinary(): Uint8Array }).serializeBinary()),
+    },
+  ]),
+);
+
+/**
+ * The handlers of the RPCs, each the adapter's method; an error it throws is the call's gRPC error
+ * (a StatusError as it is, with its details; anything else UNKNOWN with its message). `plugin` is
+ * the adapter, or what loads it: then the first call does.
+ */
+export function handlers(plugin: CwsPlugin | (() => Promise<CwsPlugin>)): Record<string, UnaryHandler> {
   let loaded: Promise<CwsPlugin> | undefined;
   const adapter = () => (loaded ??= typeof plugin === "function" ? plugin() : Promise.resolve(plugin));
-  const impl: grpc.UntypedServiceImplementation = {};
-  for (const name of HANDLED) {
-    impl[name] = (call: Call<unknown>, callback: Callback) => {
-      adapter()
-        .then((p) => (p[name] as (req: unknown) => unknown).call(p, call.request))
-        .then(
-          (res) => callback(null, res),
-          (e: unknown) =>
-            callback(
-              e && typeof e === "object" && "code" in e
-                ? (e as grpc.ServiceError)
-                : { code: grpc.status.UNKNOWN, details: e instanceof Error ? e.message : String(e) },
-            ),
-        );
+  const out: Record<string, UnaryHandler> = {};
+  for (const rpc of Object.keys(HANDLED) as Rpc[]) {
+    const name = methodName(rpc);
+    out[rpc] = async (bytes) => {
+      const [p, m] = await Promise.all([adapter(), loadMessages()]);
+      const request = HANDLED[rpc](m).deserializeBinary(new Uint8Array(bytes as Buffer));
+      return await (p[name] as (req: unknown) => unknown).call(p, request);
     };
   }
-  return impl;
+  return out;
 }
 
 /** Starts the plugin's gRPC server on a free local port and returns the port. */
 export async function serve(
   plugin: CwsPlugin | (() => Promise<CwsPlugin>),
-): Promise<{ port: number; server: grpc.Server }> {
-  const server = new grpc.Server({ "grpc.max_receive_message_length": 1 << 30 });
-  server.addService(providerGrpc.ResourceProviderService, serviceImplementation(plugin));
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    ),
-  );
+): Promise<{ port: number; server: UnaryServer }> {
+  const server = new UnaryServer({ maxMessageBytes: MAX_MESSAGE_BYTES });
+  server.add(METHODS, handlers(plugin));
+  const port = await server.listen("127.0.0.1");
   return { port, server };
 }

@@ -15,6 +15,7 @@ import {
   type ResourceModule,
 } from "../core/types.ts";
 import { UNKNOWN } from "../core/unknowns.ts";
+import { cachedImport } from "../frontend/compile-cache.ts";
 import { Session } from "../frontend/session.ts";
 import { RESOURCES } from "../registry.ts";
 import { FUNCTIONS, checkFunctionArgs } from "../resources/functions/controller.ts";
@@ -63,7 +64,9 @@ export class TofuProvider {
   readonly #dataSources: Map<string, TfResource>;
   readonly #names: Set<string>;
   /** The HTTP client is loaded by the first call that needs the service (frontend/session.ts). */
-  readonly #session = new Session(async () => (await import("../../client/index.ts")).CwsClient);
+  readonly #session = new Session(
+    async () => (await cachedImport(import("../../client/index.ts"))).CwsClient,
+  );
   /** Progress lines; OpenTofu keeps a plugin's stderr in its log (TF_LOG). */
   readonly #log: (line: string) => void;
   /** The configured org: the `org` of every resource identity. */

@@ -3,7 +3,7 @@
  * it with the go-plugin environment and read the handshake line from its first line of stdout.
  */
 import { readFileSync } from "node:fs";
-import { flushCompileCache } from "../frontend/compile-cache.ts";
+import { cachedImport, flushCompileCache } from "../frontend/compile-cache.ts";
 import type { TofuProvider } from "./adapter.ts";
 import { refusal, serve } from "./serve.ts";
 import type { PackageSchema } from "./tf-schema.ts";
@@ -24,10 +24,9 @@ const version = (JSON.parse(readFileSync(new URL("package.json", ROOT), "utf8"))
  * them.
  */
 async function provider(): Promise<TofuProvider> {
-  const [{ TofuProvider }, { servedSchema }] = await Promise.all([
-    import("./adapter.ts"),
-    import("../schema/package-schema.ts"),
-  ]);
+  const [{ TofuProvider }, { servedSchema }] = await cachedImport(
+    Promise.all([import("./adapter.ts"), import("../schema/package-schema.ts")]),
+  );
   const p = new TofuProvider(JSON.parse(servedSchema(ROOT, version)) as PackageSchema);
   return p;
 }

@@ -6,12 +6,12 @@
  * the health check. Every tfplugin6 RPC the provider answers is a method of the adapter
  * (TofuProvider); an error it throws becomes an error diagnostic of that call; one it does not
  * have is UNIMPLEMENTED. The service definitions come from protocol.ts (precompiled by the
- * build), the serving from grpc-server.ts (unary calls over node:http2).
+ * build), the serving from frontend/grpc-server.ts (unary calls over node:http2).
  */
 import type * as protoLoader from "@grpc/proto-loader";
 import { fileURLToPath } from "node:url";
 import type { TofuProvider } from "./adapter.ts";
-import { Status, StatusError, UnaryServer, type UnaryHandler } from "./grpc-server.ts";
+import { Status, StatusError, UnaryServer, type UnaryHandler } from "../frontend/grpc-server.ts";
 import { loadServices, type Services } from "./protocol.ts";
 import { staticAnswer } from "./static-answers.ts";
 import { pluginCertificate } from "./tls-cert.ts";

@@ -2,9 +2,11 @@ import * as grpc from "@grpc/grpc-js";
 import emptyPb from "google-protobuf/google/protobuf/empty_pb.js";
 import providerGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
 import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
+import statusPb from "@pulumi/pulumi/proto/status_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CwsPlugin } from "../../../provider/native/adapter.ts";
-import { serve } from "../../../provider/native/serve.ts";
+import type { UnaryServer } from "../../../provider/frontend/grpc-server.ts";
+import { HANDLED, SERVICE, serve } from "../../../provider/native/serve.ts";
 import { SIG_KEY, encode, secret } from "../../../provider/native/values.ts";
 import { DEMO_TOKEN } from "../../helpers/http.ts";
 import { startTestServer } from "../../helpers/server.ts";
@@ -25,7 +27,7 @@ function call<Req, Res>(client: Client, method: string, req: Req): Promise<Res> 
 }
 
 describe("native plugin protocol (in-process gRPC)", () => {
-  let server: grpc.Server;
+  let server: UnaryServer;
   let client: Client;
   const logged: string[] = [];
   beforeAll(async () => {
@@ -44,6 +46,34 @@ describe("native plugin protocol (in-process gRPC)", () => {
   afterAll(() => {
     client?.close();
     server?.forceShutdown();
+  });
+
+  it("serves each RPC it answers with the path and request type of Pulumi's service definition", () => {
+    const definition = providerGrpc.ResourceProviderService as unknown as Record<
+      string,
+      { path: string; requestType: unknown; requestStream: boolean; responseStream: boolean }
+    >;
+    for (const [rpc, requestType] of Object.entries(HANDLED)) {
+      const method = definition[rpc[0]!.toLowerCase() + rpc.slice(1)];
+      expect(method, rpc).toBeDefined();
+      expect(method!.path).toBe(`/${SERVICE}/${rpc}`);
+      expect(method!.requestStream || method!.responseStream).toBe(false);
+      expect(method!.requestType).toBe(requestType({ empty: emptyPb, provider: providerPb }));
+    }
+  });
+
+  it("answers the RPCs it does not serve with UNIMPLEMENTED, as the engine expects of optional ones", async () => {
+    for (const [method, req] of [
+      ["handshake", new providerPb.ProviderHandshakeRequest()],
+      ["parameterize", new providerPb.ParameterizeRequest()],
+      ["getMapping", new providerPb.GetMappingRequest()],
+      ["getMappings", new providerPb.GetMappingsRequest()],
+      ["construct", new providerPb.ConstructRequest()],
+    ] as const) {
+      await expect(call(client, method, req), method).rejects.toMatchObject({
+        code: grpc.status.UNIMPLEMENTED,
+      });
+    }
   });
 
   it("reports the package version", async () => {
@@ -158,9 +188,18 @@ describe("native plugin protocol (in-process gRPC)", () => {
       );
       await new Promise((r) => setTimeout(r, 1_000));
       await call(client, "cancel", new emptyPb.Empty());
-      const err = await created;
+      const err = (await created) as grpc.ServiceError | undefined;
       const waited = Date.now() - started;
       expect(err?.message).toMatch(/did not come up/);
+      // The workload exists: the engine keeps it as partial state, from the error's status details.
+      const [details] = err!.metadata.get("grpc-status-details-bin") as Buffer[];
+      const status = statusPb.Status.deserializeBinary(new Uint8Array(details!));
+      expect(status.getMessage()).toMatch(/did not come up/);
+      const [any] = status.getDetailsList();
+      expect(any!.getTypeName()).toBe("pulumirpc.ErrorResourceInitFailed");
+      const partial = providerPb.ErrorResourceInitFailed.deserializeBinary(any!.getValue_asU8());
+      expect(partial.getId()).toMatch(/.+/);
+      expect((partial.getProperties()!.toJavaScript() as { name?: string }).name).toBe("slow");
       expect(waited).toBeLessThan(5_000);
       expect((await liveResources(slow)).workloads.map((w) => w.name)).toContain("slow");
     } finally {

@@ -1,12 +1,15 @@
 /**
- * A gRPC server of unary calls over Node's own HTTP/2, for the provider's go-plugin serving. Every
- * call the provider answers is unary (tfplugin6's, go-plugin's controller Shutdown, gRPC's health
- * Check), and for those this does what a gRPC server does, without loading a gRPC library (which
- * would be a third of the provider's start, and most of a call's overhead): one length-prefixed
+ * A gRPC server of unary calls over Node's own HTTP/2, for both plugins: the OpenTofu provider's
+ * go-plugin serving and the Pulumi plugin's ResourceProvider service. Every call either answers
+ * is unary (tfplugin6's, go-plugin's controller Shutdown, gRPC's health Check; Pulumi's provider
+ * RPCs), and for those this does what a gRPC server does, without loading a gRPC library (which
+ * would be a third of a plugin's start, and most of a call's overhead): one length-prefixed
  * protobuf message in (gzip or deflate when the client compresses it), one out, the status in the
- * trailers; UNIMPLEMENTED for any other method (go-plugin's broker and stdio streams, which
- * OpenTofu opens and does without), as a gRPC server does for a method it does not serve. Mutual
- * TLS when given a key pair and the one client certificate to trust, else plaintext HTTP/2 (h2c).
+ * trailers (with its details when an error has them); UNIMPLEMENTED for any other method
+ * (go-plugin's broker and stdio streams, which OpenTofu opens and does without; the Pulumi
+ * engine's optional RPCs such as Handshake or GetMapping), as a gRPC server does for a method it
+ * does not serve. Mutual TLS when given a key pair and the one client certificate to trust, else
+ * plaintext HTTP/2 (h2c).
  */
 import http2 from "node:http2";
 import { gunzipSync, inflateSync } from "node:zlib";
@@ -42,12 +45,18 @@ export interface TlsOptions {
   clientCertPem: string;
 }
 
-/** An error a handler throws to answer with that status (anything else is UNKNOWN). */
+/**
+ * An error a handler throws to answer with that status (anything else is UNKNOWN); `details`, an
+ * encoded google.rpc.Status, goes in the trailers as `grpc-status-details-bin` (how a gRPC error
+ * carries more than its message: the Pulumi engine reads a resource's partial state from it).
+ */
 export class StatusError extends Error {
   readonly code: number;
-  constructor(code: number, message: string) {
+  readonly details: Uint8Array | undefined;
+  constructor(code: number, message: string, details?: Uint8Array) {
     super(message);
     this.code = code;
+    this.details = details;
   }
 }
 
@@ -177,6 +186,7 @@ export class UnaryServer {
               stream,
               e instanceof StatusError ? e.code : Status.UNKNOWN,
               e instanceof Error ? e.message : String(e),
+              e instanceof StatusError ? e.details : undefined,
             ),
         );
     });
@@ -189,11 +199,19 @@ export class UnaryServer {
     stream.end(frame(message));
   }
 
-  /** A response with no message: the status alone, in the headers (gRPC's trailers-only form). */
-  #status(stream: http2.ServerHttp2Stream, code: number, message: string): void {
+  /**
+   * A response with no message: the status alone, in the headers (gRPC's trailers-only form); a
+   * binary header's value in base64, as gRPC sends it.
+   */
+  #status(stream: http2.ServerHttp2Stream, code: number, message: string, details?: Uint8Array): void {
     if (stream.destroyed || stream.closed || stream.headersSent) return;
     stream.respond(
-      { ...RESPONSE_HEADERS, "grpc-status": String(code), "grpc-message": encodeURIComponent(message) },
+      {
+        ...RESPONSE_HEADERS,
+        "grpc-status": String(code),
+        "grpc-message": encodeURIComponent(message),
+        ...(details ? { "grpc-status-details-bin": Buffer.from(details).toString("base64") } : {}),
+      },
       { endStream: true },
     );
   }
