@@ -7,6 +7,7 @@
 import type { Dispatcher } from "undici";
 // undici's Agent and a dispatcher's request, by their own paths: its package entry also loads its
 // fetch, cookies and WebSocket, which make Node load its own copy of undici too (undici.d.ts).
+// Paths inside a package may move between its minor versions: package.json takes patches only.
 import Agent from "undici/lib/dispatcher/agent.js";
 import dispatcherRequest from "undici/lib/api/api-request.js";
 import type { z } from "zod";
