@@ -122,6 +122,8 @@ interface Row {
   target: Target;
   phases: Record<Phase, PhaseRow>;
   rssBytes: number;
+  /** CPU time the provider processes used over the four phases (user + system). */
+  cpuSeconds: number;
 }
 
 // --- the programs -------------------------------------------------------------------------------
@@ -382,7 +384,8 @@ async function runOne(t: Target, n: number, limit: Limit, server: ServerChild): 
     await open.close();
     if (limit.rps) await adminCall(server, "DELETE", "/orgs/demo/rate-limit");
   }
-  return { n, limit, target: t, phases, rssBytes: watch.take().provider!.peakRssBytes };
+  const { peakRssBytes, cpuSeconds } = watch.take().provider!;
+  return { n, limit, target: t, phases, rssBytes: peakRssBytes, cpuSeconds };
 }
 
 // --- the report ---------------------------------------------------------------------------------
@@ -399,7 +402,7 @@ function line(r: Row): string {
     if (ph.liveHeap) cell += `, live heap ${mib(ph.liveHeap)}`;
     return cell;
   });
-  return `N=${r.n} limit ${r.limit.label} ${r.target.name}: ${cells.join("; ")}; provider peak RSS ${mib(r.rssBytes)}`;
+  return `N=${r.n} limit ${r.limit.label} ${r.target.name}: ${cells.join("; ")}; provider peak RSS ${mib(r.rssBytes)}, CPU ${secs(r.cpuSeconds)}`;
 }
 
 function find(rows: Row[], n: number, limit: string, name: string): Row | undefined {
@@ -494,19 +497,22 @@ function printMemory(rows: Row[], ns: number[]): void {
   console.log(
     `\nProvider memory, N=${lo} to N=${hi}: peak RSS (a high-water mark, garbage included) and the ` +
       `live heap (heapUsed after full GCs) the provider process ends up with, the largest of the ` +
-      `phase's provider processes; the growth per object in bytes\n`,
+      `phase's provider processes; the growth per object\n`,
   );
-  console.log(`| limit | front end | peak RSS | per object | live heap after up | per object |`);
-  console.log(`|---|---|---:|---:|---:|---:|`);
-  const perObject = (a: number, b: number) => `${Math.round((b - a) / (hi - lo))} B`;
-  for (const small of rows.filter((r) => r.n === lo)) {
+  console.log(
+    `| limit | front end | peak RSS | per object | live heap after up | per object | provider CPU |`,
+  );
+  console.log(`|---|---|---:|---:|---:|---:|---:|`);
+  const perObject = (a: number, b: number) => `${((b - a) / (hi - lo) / 1024).toFixed(1)} KiB`;
+  for (const small of rows.filter((r) => r.n === lo && r.rssBytes)) {
     const big = find(rows, hi, small.limit.label, small.target.name);
-    if (!big) continue;
+    if (!big?.rssBytes) continue;
     const [h0, h1] = [small.phases.up.liveHeap, big.phases.up.liveHeap];
     console.log(
       `| ${small.limit.label} | ${small.target.name} | ${mib(small.rssBytes)} → ${mib(big.rssBytes)} | ` +
         `${perObject(small.rssBytes, big.rssBytes)} | ` +
-        (h0 && h1 ? `${mib(h0)} → ${mib(h1)} | ${perObject(h0, h1)} |` : "- | - |"),
+        (h0 && h1 ? `${mib(h0)} → ${mib(h1)} | ${perObject(h0, h1)} |` : "- | - |") +
+        ` ${secs(small.cpuSeconds)} → ${secs(big.cpuSeconds)} |`,
     );
   }
 }
