@@ -6,21 +6,35 @@
  * resources for Pulumi, N `terraform_data` resources, built into OpenTofu in Go, for OpenTofu).
  * For each run and phase: the wall time, the API requests the server answered and the 429s among
  * them; for a limited run, the floor `requests / rate` (no client can do the phase faster) and
- * the wall time over it; the provider process's peak RSS. Printed, never asserted.
+ * the wall time over it; the provider process's peak RSS and, per phase, the live heap the
+ * provider processes end it with (heapUsed after full GCs, the largest of the phase's processes:
+ * heap-probe.ts, preloaded through NODE_OPTIONS into every provider process the engines start,
+ * Pulumi's dynamic provider being the engine's own Node.js process). Printed, never asserted.
  *
  * Run: node bench/scale.ts [--n 100,500] [--front-ends dynamic,native,opentofu]
  * [--limits none,50:50] [--parallel 64] [--delay-ms 100] [--budget-min 240]
- * (or BENCH_SCALE_N, BENCH_SCALE_FRONT_ENDS, BENCH_SCALE_LIMITS, BENCH_SCALE_PARALLEL,
- * BENCH_SCALE_DELAY_MS, BENCH_SCALE_BUDGET_MIN). A limit is `RPS:BURST`, set on the demo org
- * for the run (the server's `--rate-limit`); `none` is no limit. An N expected (from the smaller
- * N's) to end past the budget is not started; the bench says so.
+ * [--node-options "--max-semi-space-size=8"] (or BENCH_SCALE_N, BENCH_SCALE_FRONT_ENDS,
+ * BENCH_SCALE_LIMITS, BENCH_SCALE_PARALLEL, BENCH_SCALE_DELAY_MS, BENCH_SCALE_BUDGET_MIN,
+ * BENCH_SCALE_NODE_OPTIONS). A limit is `RPS:BURST`, set on the demo org for the run (the
+ * server's `--rate-limit`); `none` is no limit. `--node-options` are Node.js options added for
+ * every provider process (to try V8's heap flags). An N expected (from the smaller N's) to end
+ * past the budget is not started; the bench says so. BENCH_SCALE_HEAP_LOG=1 prints what each
+ * provider process's probe measured, V8's heap spaces among it, after each phase.
  *
  * It measures the package as users install it: `npm run build` first, then the SDKs, the dynamic
  * provider, the plugin and the OpenTofu provider from dist/. Deploys take `--delay-ms` on the
  * service; sandboxes are real (bubblewrap), as the reference server runs them.
  */
 import type { PulumiFn } from "@pulumi/pulumi/automation/index.js";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { offlineStack } from "../scripts/offline-stack.ts";
@@ -29,6 +43,7 @@ import { pulumiRoot } from "../scripts/toolchain/pulumi.ts";
 import { mirrorEnv, tofuPath } from "../scripts/toolchain/tofu.ts";
 import { sshKey } from "../test/helpers/ssh-keys.ts";
 import { DIST, buildPackage } from "./built-package.ts";
+import type { HeapSample } from "./heap-probe.ts";
 import { ProcessWatch } from "./provider-procs.ts";
 import {
   ENGINE,
@@ -51,6 +66,8 @@ const LIMITS = arg("limits", "BENCH_SCALE_LIMITS", "none,50:50").split(",");
 const PARALLEL = Number(arg("parallel", "BENCH_SCALE_PARALLEL", "64"));
 const PROVISION_MS = Number(arg("delay-ms", "BENCH_SCALE_DELAY_MS", "100"));
 const BUDGET_MIN = Number(arg("budget-min", "BENCH_SCALE_BUDGET_MIN", "240"));
+/** Node.js options added for the provider processes (to try V8 heap flags), beside the probe's. */
+const NODE_FLAGS = arg("node-options", "BENCH_SCALE_NODE_OPTIONS", "");
 
 const PHASES = ["up", "preview", "refresh", "destroy"] as const;
 type Phase = (typeof PHASES)[number];
@@ -86,6 +103,8 @@ interface Target {
 interface OpenTarget {
   /** The dir whose path the engine's and the provider's environment carry (for ProcessWatch). */
   dir: string;
+  /** Where the provider processes' heap probes write (heap-probe.ts). */
+  heapDir: string;
   run(phase: Phase): Promise<void>;
   close(): Promise<void>;
 }
@@ -94,6 +113,8 @@ interface PhaseRow {
   wall: number;
   requests: number;
   refused: number;
+  /** The largest live heap (heapUsed after a full GC) a provider process ended the phase with. */
+  liveHeap: number;
 }
 interface Row {
   n: number;
@@ -101,6 +122,8 @@ interface Row {
   target: Target;
   phases: Record<Phase, PhaseRow>;
   rssBytes: number;
+  /** CPU time the provider processes used over the four phases (user + system). */
+  cpuSeconds: number;
 }
 
 // --- the programs -------------------------------------------------------------------------------
@@ -156,6 +179,35 @@ function floorHcl(n: number): string {
   ).join("\n");
 }
 
+// --- the provider's live heap -------------------------------------------------------------------
+
+const PROBE = new URL("./heap-probe.ts", import.meta.url);
+
+/**
+ * What a provider process is started with so that it reports its live heap when it ends
+ * (heap-probe.ts): Node's `gc` exposed and the probe preloaded. The engines pass their
+ * environment on to the provider processes they start (for Pulumi's dynamic provider, the engine's
+ * own Node.js process, which loads the provider from dist/).
+ */
+function probeEnv(heapDir: string): Record<string, string> {
+  return {
+    NODE_OPTIONS: [`--expose-gc --import=${PROBE.href}`, NODE_FLAGS].filter(Boolean).join(" "),
+    CWS_BENCH_HEAP_DIR: heapDir,
+  };
+}
+
+/** The samples the probes in heapDir wrote between from and to (ms since the epoch). */
+function heapSamples(heapDir: string, from: number, to: number): HeapSample[] {
+  const out: HeapSample[] = [];
+  for (const f of readdirSync(heapDir))
+    for (const l of readFileSync(join(heapDir, f), "utf8").split("\n"))
+      if (l) {
+        const sample = JSON.parse(l) as HeapSample;
+        if (sample.at >= from && sample.at <= to) out.push(sample);
+      }
+  return out;
+}
+
 // --- the targets --------------------------------------------------------------------------------
 
 function pulumiTarget(
@@ -170,6 +222,7 @@ function pulumiTarget(
     floor: !sdk,
     provider,
     async open(n, server) {
+      const heapDir = mkdtempSync(join(tmpdir(), "cws-scale-heap-"));
       const s = await offlineStack({
         projectName: `scale-${name.replace(/ /g, "-")}`,
         program: sdk ? mixedProgram(sdk, n) : floorProgram(n),
@@ -178,19 +231,23 @@ function pulumiTarget(
           "cws:org": { value: "demo" },
           "cws:apiToken": { value: "demo-token", secret: true },
         },
-        // No NODE_OPTIONS: the provider process loads `pulumi-cws/provider/dynamic` from dist/.
-        env: { ...env, NODE_OPTIONS: "" },
+        // No source condition: the provider process loads `pulumi-cws/provider/dynamic` from dist/.
+        env: { ...env, ...probeEnv(heapDir) },
       });
       const parallel = PARALLEL;
       return {
         dir: s.dir,
+        heapDir,
         async run(phase) {
           if (phase === "up") await s.stack.up({ parallel });
           else if (phase === "preview") await s.stack.preview({ parallel });
           else if (phase === "refresh") await s.stack.refresh({ parallel });
           else await s.stack.destroy({ parallel });
         },
-        close: () => s.cleanup(),
+        close: async () => {
+          await s.cleanup();
+          rmSync(heapDir, { recursive: true, force: true });
+        },
       };
     },
   };
@@ -209,6 +266,8 @@ function tofuTarget(floor: boolean): Target {
       writeFileSync(join(dir, "main.tf"), floor ? floorHcl(n) : mixedHcl(n));
       const mirror = join(root, "mirror");
       builtTofuMirror(mirror);
+      const heapDir = join(root, "heap");
+      mkdirSync(heapDir);
       const env: NodeJS.ProcessEnv = {
         ...process.env,
         ...mirrorEnv(root, mirror),
@@ -216,6 +275,7 @@ function tofuTarget(floor: boolean): Target {
         CWS_ORG: "demo",
         CWS_API_TOKEN: "demo-token",
         CWS_BENCH_DIR: root,
+        ...probeEnv(heapDir),
       };
       const tofu = async (...args: string[]) => {
         const r = await runProcess(tofuPath(), [...args, "-no-color"], { cwd: dir, env, allowFailure: true });
@@ -226,6 +286,7 @@ function tofuTarget(floor: boolean): Target {
       const p = `-parallelism=${PARALLEL}`;
       return {
         dir: root,
+        heapDir,
         async run(phase) {
           if (phase === "up") await tofu("apply", "-auto-approve", p);
           else if (phase === "preview") await tofu("plan", p);
@@ -307,11 +368,15 @@ async function runOne(t: Target, n: number, limit: Limit, server: ServerChild): 
     await server.counts();
     for (const phase of PHASES) {
       const start = performance.now();
+      const from = Date.now();
       await open.run(phase);
       const wall = (performance.now() - start) / 1000;
+      const samples = heapSamples(open.heapDir, from, Date.now());
+      const liveHeap = Math.max(0, ...samples.map((x) => x.heapUsed));
+      if (process.env.BENCH_SCALE_HEAP_LOG) console.log(`    ${t.name} ${phase}: ${JSON.stringify(samples)}`);
       const { statuses } = await server.counts();
       const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
-      phases[phase] = { wall, requests, refused: statuses["429"] ?? 0 };
+      phases[phase] = { wall, requests, refused: statuses["429"] ?? 0, liveHeap };
       if (!t.floor && (phase === "up" || phase === "destroy")) await checkLive(server, n, phase);
     }
   } finally {
@@ -319,13 +384,14 @@ async function runOne(t: Target, n: number, limit: Limit, server: ServerChild): 
     await open.close();
     if (limit.rps) await adminCall(server, "DELETE", "/orgs/demo/rate-limit");
   }
-  return { n, limit, target: t, phases, rssBytes: watch.take().provider!.peakRssBytes };
+  const { peakRssBytes, cpuSeconds } = watch.take().provider!;
+  return { n, limit, target: t, phases, rssBytes: peakRssBytes, cpuSeconds };
 }
 
 // --- the report ---------------------------------------------------------------------------------
 
 const secs = (x: number) => `${x.toFixed(1)} s`;
-const mib = (b: number) => (b ? `${(b / 1024 / 1024).toFixed(0)} MiB` : "-");
+const mib = (b: number) => (b ? `${(b / 1024 / 1024).toFixed(1)} MiB` : "-");
 const words = (t: Target, p: Phase) => (t.engine === "opentofu" ? TOFU_WORDS[p] : p);
 
 function line(r: Row): string {
@@ -333,9 +399,10 @@ function line(r: Row): string {
     const ph = r.phases[p];
     let cell = `${words(r.target, p)} ${secs(ph.wall)}, ${ph.requests} req, ${ph.refused} 429`;
     if (r.limit.rps && ph.requests) cell += `, floor ${secs(ph.requests / r.limit.rps)}`;
+    if (ph.liveHeap) cell += `, live heap ${mib(ph.liveHeap)}`;
     return cell;
   });
-  return `N=${r.n} limit ${r.limit.label} ${r.target.name}: ${cells.join("; ")}; provider peak RSS ${mib(r.rssBytes)}`;
+  return `N=${r.n} limit ${r.limit.label} ${r.target.name}: ${cells.join("; ")}; provider peak RSS ${mib(r.rssBytes)}, CPU ${secs(r.cpuSeconds)}`;
 }
 
 function find(rows: Row[], n: number, limit: string, name: string): Row | undefined {
@@ -349,8 +416,8 @@ function print(rows: Row[]): void {
       `floor requests / rate and wall / floor (parallelism ${PARALLEL}; deploys take ${PROVISION_MS} ms; ` +
       `the package as built into dist/)\n`,
   );
-  console.log(`| N | limit | front end | ${PHASES.join(" | ")} | provider peak RSS |`);
-  console.log(`|---:|---|---|${PHASES.map(() => "---|").join("")}---:|`);
+  console.log(`| N | limit | front end | ${PHASES.join(" | ")} | provider peak RSS | live heap after up |`);
+  console.log(`|---:|---|---|${PHASES.map(() => "---|").join("")}---:|---:|`);
   for (const r of rows) {
     const cells = PHASES.map((p) => {
       const ph = r.phases[p];
@@ -362,9 +429,11 @@ function print(rows: Row[]): void {
       return cell;
     });
     console.log(
-      `| ${r.n} | ${r.limit.label} | ${r.target.name} | ${cells.join(" | ")} | ${mib(r.rssBytes)} |`,
+      `| ${r.n} | ${r.limit.label} | ${r.target.name} | ${cells.join(" | ")} | ${mib(r.rssBytes)} | ${mib(r.phases.up.liveHeap)} |`,
     );
   }
+
+  printMemory(rows, ns);
 
   console.log(`\nNo limit: each front end's wall time over its engine's floor (same N, same run)\n`);
   console.log(`| N | front end | ${PHASES.join(" | ")} |`);
@@ -416,6 +485,36 @@ function print(rows: Row[]): void {
             }).join(", ")} |`,
         );
       }
+}
+
+/**
+ * Whether the provider's memory is flat in N: per front end and limit, the peak RSS and the live
+ * heap after `up` at the smallest and the largest N, and what each grew by per object.
+ */
+function printMemory(rows: Row[], ns: number[]): void {
+  const [lo, hi] = [Math.min(...ns), Math.max(...ns)];
+  if (lo === hi) return;
+  console.log(
+    `\nProvider memory, N=${lo} to N=${hi}: peak RSS (a high-water mark, garbage included) and the ` +
+      `live heap (heapUsed after full GCs) the provider process ends up with, the largest of the ` +
+      `phase's provider processes; the growth per object\n`,
+  );
+  console.log(
+    `| limit | front end | peak RSS | per object | live heap after up | per object | provider CPU |`,
+  );
+  console.log(`|---|---|---:|---:|---:|---:|---:|`);
+  const perObject = (a: number, b: number) => `${((b - a) / (hi - lo) / 1024).toFixed(1)} KiB`;
+  for (const small of rows.filter((r) => r.n === lo && r.rssBytes)) {
+    const big = find(rows, hi, small.limit.label, small.target.name);
+    if (!big?.rssBytes) continue;
+    const [h0, h1] = [small.phases.up.liveHeap, big.phases.up.liveHeap];
+    console.log(
+      `| ${small.limit.label} | ${small.target.name} | ${mib(small.rssBytes)} → ${mib(big.rssBytes)} | ` +
+        `${perObject(small.rssBytes, big.rssBytes)} | ` +
+        (h0 && h1 ? `${mib(h0)} → ${mib(h1)} | ${perObject(h0, h1)} |` : "- | - |") +
+        ` ${secs(small.cpuSeconds)} → ${secs(big.cpuSeconds)} |`,
+    );
+  }
 }
 
 // --- main ---------------------------------------------------------------------------------------
