@@ -5,6 +5,7 @@
  * it answers by route and by status and hands the counts, with the CPU seconds it used, over IPC
  * ("counts" answers and resets them).
  */
+import { appendFileSync } from "node:fs";
 import { startServer, DEFAULT_SEED, type Seed } from "../server/index.ts";
 
 const provisionDelayMs = Number(process.argv[2] ?? 100);
@@ -16,6 +17,9 @@ const seed: Seed = {
     r.type === "rental" || r.type === "sandbox" ? { ...r, capacity: 100_000 } : r,
   ),
 };
+
+/** When set, a file each answered API request appends `<start ms> <end ms> <status> <route>` to. */
+const TIMELINE = process.env.BENCH_SERVER_TIMELINE;
 
 let counts: Record<string, number> = {};
 let statuses: Record<string, number> = {};
@@ -41,6 +45,11 @@ const server = await startServer({
     if (!r) return;
     counts[r] = (counts[r] ?? 0) + 1;
     const status = line.split(" ")[2] ?? "?";
+    if (TIMELINE) {
+      const end = Date.now();
+      const start = end - Math.round(parseFloat(line.split(" ")[3] ?? "0"));
+      appendFileSync(TIMELINE, `${start} ${end} ${status} ${r}\n`);
+    }
     statuses[status] = (statuses[status] ?? 0) + 1;
   },
 });

@@ -6,10 +6,12 @@
  * resources for Pulumi, N `terraform_data` resources, built into OpenTofu in Go, for OpenTofu).
  * For each run and phase: the wall time, the API requests the server answered and the 429s among
  * them; for a limited run, the floor `requests / rate` (no client can do the phase faster) and
- * the wall time over it; the provider process's peak RSS and, per phase, the live heap the
- * provider processes end it with (heapUsed after full GCs, the largest of the phase's processes:
- * heap-probe.ts, preloaded through NODE_OPTIONS into every provider process the engines start,
- * Pulumi's dynamic provider being the engine's own Node.js process). Printed, never asserted.
+ * the wall time over it; the provider process's peak RSS and, for a run with no limit, per phase,
+ * the live heap the provider processes end it with (heapUsed after full GCs, the largest of the
+ * phase's processes: heap-probe.ts, compiled to JavaScript and preloaded through NODE_OPTIONS into
+ * every provider process the engines start, Pulumi's dynamic provider being the engine's own
+ * Node.js process; a limited run goes without, the probe's collections at each provider exit
+ * being time no user spends). Printed, never asserted.
  *
  * Run: node bench/scale.ts [--n 100,500] [--front-ends dynamic,native,opentofu]
  * [--limits none,50:50] [--parallel 64] [--delay-ms 100] [--budget-min 240]
@@ -20,6 +22,8 @@
  * every provider process (to try V8's heap flags). An N expected (from the smaller N's) to end
  * past the budget is not started; the bench says so. BENCH_SCALE_HEAP_LOG=1 prints what each
  * provider process's probe measured, V8's heap spaces among it, after each phase.
+ * BENCH_SERVER_TIMELINE=<file> has the server write each API request it answers to the file, and
+ * the bench each phase's start and end: bench/timeline.ts draws a limited phase from it.
  *
  * It measures the package as users install it: `npm run build` first, then the SDKs, the dynamic
  * provider, the plugin and the OpenTofu provider from dist/. Deploys take `--delay-ms` on the
@@ -27,6 +31,7 @@
  */
 import type { PulumiFn } from "@pulumi/pulumi/automation/index.js";
 import {
+  appendFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -37,6 +42,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import ts from "typescript";
 import { offlineStack } from "../scripts/offline-stack.ts";
 import { runProcess } from "../scripts/run.ts";
 import { pulumiRoot } from "../scripts/toolchain/pulumi.ts";
@@ -98,7 +105,8 @@ interface Target {
   floor: boolean;
   /** How the provider process shows in its command line. */
   provider: RegExp;
-  open(n: number, server: ServerChild): Promise<OpenTarget>;
+  /** With `probe`, the provider processes report their live heap (heap-probe.ts). */
+  open(n: number, server: ServerChild, probe: boolean): Promise<OpenTarget>;
 }
 interface OpenTarget {
   /** The dir whose path the engine's and the provider's environment carry (for ProcessWatch). */
@@ -181,18 +189,33 @@ function floorHcl(n: number): string {
 
 // --- the provider's live heap -------------------------------------------------------------------
 
-const PROBE = new URL("./heap-probe.ts", import.meta.url);
+/**
+ * The probe as JavaScript, compiled once per bench run: preloaded as TypeScript, it made Node load
+ * its type stripper in every provider process, about 70 ms more to each start.
+ */
+const PROBE = ((): string => {
+  const file = join(mkdtempSync(join(tmpdir(), "cws-scale-probe-")), "heap-probe.mjs");
+  const source = readFileSync(new URL("./heap-probe.ts", import.meta.url), "utf8");
+  writeFileSync(
+    file,
+    ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText,
+  );
+  return pathToFileURL(file).href;
+})();
 
 /**
- * What a provider process is started with so that it reports its live heap when it ends
- * (heap-probe.ts): Node's `gc` exposed and the probe preloaded. The engines pass their
+ * What a provider process is started with: with `probe`, so that it reports its live heap when it
+ * ends (heap-probe.ts): Node's `gc` exposed and the probe preloaded. The engines pass their
  * environment on to the provider processes they start (for Pulumi's dynamic provider, the engine's
- * own Node.js process, which loads the provider from dist/).
+ * own Node.js process, which loads the provider from dist/). Without, only `--node-options`.
  */
-function probeEnv(heapDir: string): Record<string, string> {
+function probeEnv(heapDir: string, probe: boolean): Record<string, string> {
+  const options = [probe ? `--expose-gc --import=${PROBE}` : "", NODE_FLAGS].filter(Boolean).join(" ");
   return {
-    NODE_OPTIONS: [`--expose-gc --import=${PROBE.href}`, NODE_FLAGS].filter(Boolean).join(" "),
-    CWS_BENCH_HEAP_DIR: heapDir,
+    ...(options ? { NODE_OPTIONS: options } : {}),
+    ...(probe ? { CWS_BENCH_HEAP_DIR: heapDir } : {}),
   };
 }
 
@@ -221,7 +244,7 @@ function pulumiTarget(
     engine: "pulumi",
     floor: !sdk,
     provider,
-    async open(n, server) {
+    async open(n, server, probe) {
       const heapDir = mkdtempSync(join(tmpdir(), "cws-scale-heap-"));
       const s = await offlineStack({
         projectName: `scale-${name.replace(/ /g, "-")}`,
@@ -232,7 +255,7 @@ function pulumiTarget(
           "cws:apiToken": { value: "demo-token", secret: true },
         },
         // No source condition: the provider process loads `pulumi-cws/provider/dynamic` from dist/.
-        env: { ...env, ...probeEnv(heapDir) },
+        env: { ...env, ...probeEnv(heapDir, probe) },
       });
       const parallel = PARALLEL;
       return {
@@ -259,7 +282,7 @@ function tofuTarget(floor: boolean): Target {
     engine: "opentofu",
     floor,
     provider: /provider\/opentofu\/main/,
-    async open(n, server) {
+    async open(n, server, probe) {
       const root = mkdtempSync(join(tmpdir(), "cws-scale-tofu-"));
       const dir = join(root, "project");
       mkdirSync(dir);
@@ -275,7 +298,7 @@ function tofuTarget(floor: boolean): Target {
         CWS_ORG: "demo",
         CWS_API_TOKEN: "demo-token",
         CWS_BENCH_DIR: root,
-        ...probeEnv(heapDir),
+        ...probeEnv(heapDir, probe),
       };
       const tofu = async (...args: string[]) => {
         const r = await runProcess(tofuPath(), [...args, "-no-color"], { cwd: dir, env, allowFailure: true });
@@ -328,6 +351,11 @@ async function targets(pluginDir: string): Promise<Target[]> {
   return all;
 }
 
+/** Marks a phase's start and end in the server's request timeline, when it keeps one. */
+function mark(line: string): void {
+  if (process.env.BENCH_SERVER_TIMELINE) appendFileSync(process.env.BENCH_SERVER_TIMELINE, `# ${line}\n`);
+}
+
 // --- one run ------------------------------------------------------------------------------------
 
 interface Live {
@@ -361,7 +389,10 @@ async function runOne(t: Target, n: number, limit: Limit, server: ServerChild): 
   await adminCall(server, "POST", "/reset");
   if (limit.rps)
     await adminCall(server, "PUT", "/orgs/demo/rate-limit", { rps: limit.rps, burst: limit.burst });
-  const open = await t.open(n, server);
+  // The probe's collections at the exit of every provider process (and its start) would count in
+  // a limited run's wall time, held against the floor `requests / rate`: the live heap is
+  // measured in the runs with no limit only.
+  const open = await t.open(n, server, !limit.rps);
   const watch = new ProcessWatch(open.dir, { engine: ENGINE, provider: t.provider });
   const phases = {} as Record<Phase, PhaseRow>;
   try {
@@ -369,7 +400,9 @@ async function runOne(t: Target, n: number, limit: Limit, server: ServerChild): 
     for (const phase of PHASES) {
       const start = performance.now();
       const from = Date.now();
+      mark(`${from} begin ${t.name} ${limit.label} ${n} ${phase}`);
       await open.run(phase);
+      mark(`${Date.now()} end ${t.name} ${limit.label} ${n} ${phase}`);
       const wall = (performance.now() - start) / 1000;
       const samples = heapSamples(open.heapDir, from, Date.now());
       const liveHeap = Math.max(0, ...samples.map((x) => x.heapUsed));
