@@ -134,88 +134,105 @@ export function encodeMsgpack(value: MsgValue): Buffer {
   }
 }
 
-export function decodeMsgpack(buf: Buffer): MsgValue {
-  let pos = 0;
-  const need = (n: number) => {
-    if (pos + n > buf.length) throw new Error("msgpack: value ends early");
-  };
-  const u8 = () => {
-    need(1);
-    return buf[pos++]!;
-  };
-  const u16 = () => {
-    need(2);
-    const v = buf.readUInt16BE(pos);
-    pos += 2;
-    return v;
-  };
-  const u32 = () => {
-    need(4);
-    const v = buf.readUInt32BE(pos);
-    pos += 4;
-    return v;
-  };
-  const LENGTH = [u8, u16, u32];
-  const fixed = <T>(n: number, get: (at: number) => T): T => {
-    need(n);
-    const v = get(pos);
-    pos += n;
-    return v;
-  };
-  const uint = (n: number) =>
-    n === 8 ? fixed(8, (p) => Number(buf.readBigUInt64BE(p))) : fixed(n, (p) => buf.readUIntBE(p, n));
-  const int = (n: number) =>
-    n === 8 ? fixed(8, (p) => Number(buf.readBigInt64BE(p))) : fixed(n, (p) => buf.readIntBE(p, n));
-  const str = (n: number) => {
-    need(n);
-    const s = buf.toString("utf8", pos, pos + n);
-    pos += n;
-    return s;
-  };
-  const array = (n: number): MsgValue[] => {
-    const a: MsgValue[] = new Array<MsgValue>(n);
-    for (let i = 0; i < n; i++) a[i] = read();
-    return a;
-  };
-  const map = (n: number) => {
-    const o: { [key: string]: MsgValue } = {};
-    for (let i = 0; i < n; i++) {
-      const k = read();
-      o[String(k)] = read();
-    }
-    return o;
-  };
-  const ext = (n: number): MsgValue => {
-    need(1);
-    const type = buf.readInt8(pos++);
-    need(n);
-    pos += n;
-    if (UNKNOWN_EXTS.has(type)) return UNKNOWN_VALUE;
-    throw new Error(`msgpack: unexpected extension type ${type}`);
-  };
-  function read(): MsgValue {
-    const t = u8();
-    if (t < 0x80) return t;
-    if (t < 0x90) return map(t - 0x80);
-    if (t < 0xa0) return array(t - 0x90);
-    if (t < 0xc0) return str(t - 0xa0);
-    if (t >= 0xe0) return t - 0x100;
-    if (t >= 0xc4 && t <= 0xc6) return str(LENGTH[t - 0xc4]!()); // bin 8/16/32, read as text
-    if (t >= 0xc7 && t <= 0xc9) return ext(LENGTH[t - 0xc7]!()); // ext 8/16/32
-    if (t >= 0xcc && t <= 0xcf) return uint(1 << (t - 0xcc)); // uint 8/16/32/64
-    if (t >= 0xd0 && t <= 0xd3) return int(1 << (t - 0xd0)); // int 8/16/32/64
-    if (t >= 0xd4 && t <= 0xd8) return ext(1 << (t - 0xd4)); // fixext 1/2/4/8/16
-    if (t >= 0xd9 && t <= 0xdb) return str(LENGTH[t - 0xd9]!()); // str 8/16/32
-    if (t >= 0xdc && t <= 0xdd) return array(LENGTH[t - 0xdb]!()); // array 16/32
-    if (t >= 0xde && t <= 0xdf) return map(LENGTH[t - 0xdd]!()); // map 16/32
-    if (t === 0xc0) return null;
-    if (t === 0xc2) return false;
-    if (t === 0xc3) return true;
-    if (t === 0xca) return fixed(4, (p) => buf.readFloatBE(p));
-    if (t === 0xcb) return fixed(8, (p) => buf.readDoubleBE(p));
-    throw new Error(`msgpack: unexpected byte 0x${t.toString(16)}`);
-  }
-  const v = read();
-  if (pos !== buf.length) throw new Error("msgpack: trailing bytes after the value");
+/** What the decoder reads, and where (one value at a time: decoding never waits). */
+const NOTHING = Buffer.alloc(0);
+let src: Buffer = NOTHING;
+let pos = 0;
+
+function need(n: number): void {
+  if (pos + n > src.length) throw new Error("msgpack: value ends early");
+}
+
+/** A big-endian unsigned length of 1, 2 or 4 bytes. */
+function length(bytes: 1 | 2 | 4): number {
+  need(bytes);
+  const v = bytes === 1 ? src[pos]! : bytes === 2 ? src.readUInt16BE(pos) : src.readUInt32BE(pos);
+  pos += bytes;
   return v;
+}
+
+function readString(n: number): string {
+  need(n);
+  const s = src.toString("utf8", pos, pos + n);
+  pos += n;
+  return s;
+}
+
+function readNumber(n: number, signed: boolean): number {
+  need(n);
+  const v =
+    n === 8
+      ? Number(signed ? src.readBigInt64BE(pos) : src.readBigUInt64BE(pos))
+      : signed
+        ? src.readIntBE(pos, n)
+        : src.readUIntBE(pos, n);
+  pos += n;
+  return v;
+}
+
+function readExt(n: number): MsgValue {
+  need(1);
+  const type = src.readInt8(pos++);
+  need(n);
+  pos += n;
+  if (UNKNOWN_EXTS.has(type)) return UNKNOWN_VALUE;
+  throw new Error(`msgpack: unexpected extension type ${type}`);
+}
+
+function readArray(n: number): MsgValue[] {
+  const a = new Array<MsgValue>(n);
+  for (let i = 0; i < n; i++) a[i] = read();
+  return a;
+}
+
+function readMap(n: number): { [key: string]: MsgValue } {
+  const o: { [key: string]: MsgValue } = {};
+  for (let i = 0; i < n; i++) {
+    const k = read();
+    o[String(k)] = read();
+  }
+  return o;
+}
+
+const SIZES = [1, 2, 4] as const;
+
+function read(): MsgValue {
+  need(1);
+  const t = src[pos++]!;
+  if (t < 0x80) return t;
+  if (t < 0x90) return readMap(t - 0x80);
+  if (t < 0xa0) return readArray(t - 0x90);
+  if (t < 0xc0) return readString(t - 0xa0);
+  if (t >= 0xe0) return t - 0x100;
+  if (t >= 0xc4 && t <= 0xc6) return readString(length(SIZES[t - 0xc4]!)); // bin 8/16/32, read as text
+  if (t >= 0xc7 && t <= 0xc9) return readExt(length(SIZES[t - 0xc7]!)); // ext 8/16/32
+  if (t >= 0xcc && t <= 0xcf) return readNumber(1 << (t - 0xcc), false); // uint 8/16/32/64
+  if (t >= 0xd0 && t <= 0xd3) return readNumber(1 << (t - 0xd0), true); // int 8/16/32/64
+  if (t >= 0xd4 && t <= 0xd8) return readExt(1 << (t - 0xd4)); // fixext 1/2/4/8/16
+  if (t >= 0xd9 && t <= 0xdb) return readString(length(SIZES[t - 0xd9]!)); // str 8/16/32
+  if (t >= 0xdc && t <= 0xdd) return readArray(length(SIZES[t - 0xdb]!)); // array 16/32
+  if (t >= 0xde && t <= 0xdf) return readMap(length(SIZES[t - 0xdd]!)); // map 16/32
+  if (t === 0xc0) return null;
+  if (t === 0xc2) return false;
+  if (t === 0xc3) return true;
+  if (t === 0xca || t === 0xcb) {
+    const n = t === 0xca ? 4 : 8;
+    need(n);
+    const v = n === 4 ? src.readFloatBE(pos) : src.readDoubleBE(pos);
+    pos += n;
+    return v;
+  }
+  throw new Error(`msgpack: unexpected byte 0x${t.toString(16)}`);
+}
+
+export function decodeMsgpack(buf: Buffer): MsgValue {
+  src = buf;
+  pos = 0;
+  try {
+    const v = read();
+    if (pos !== buf.length) throw new Error("msgpack: trailing bytes after the value");
+    return v;
+  } finally {
+    src = NOTHING;
+  }
 }
