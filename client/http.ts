@@ -5,11 +5,13 @@
  * bodies with the schemas the endpoint declares.
  */
 import type { Dispatcher } from "undici";
-// undici's Agent and a dispatcher's request, by their own paths: its package entry also loads its
-// fetch, cookies and WebSocket, which make Node load its own copy of undici too (undici.d.ts).
+// undici's Agent, a dispatcher's request and its header parsing, by their own paths: its package
+// entry also loads its fetch, cookies and WebSocket, which make Node load its own copy of undici
+// too (undici.d.ts).
 // Paths inside a package may move between its minor versions: package.json takes patches only.
 import Agent from "undici/lib/dispatcher/agent.js";
 import dispatcherRequest from "undici/lib/api/api-request.js";
+import { parseHeaders } from "undici/lib/core/util.js";
 import type { z } from "zod";
 import { answerSchema, routeTemplate, type Endpoint, type JsonEndpoint } from "../api/endpoints/index.ts";
 import type { DeploymentType } from "../api/index.ts";
@@ -132,37 +134,40 @@ function requestWhole(
     const onAbort = () => abort?.(signal.reason as Error);
     signal.addEventListener("abort", onAbort, { once: true });
     const settle = () => signal.removeEventListener("abort", onAbort);
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(controller) {
-        abort = (reason) => controller.abort(reason);
-        if (signal.aborted) controller.abort(signal.reason as Error);
+    // The handler methods every undici dispatcher calls (a dispatcher of Node's own undici too).
+    const handler = {
+      onConnect(abortRequest: (reason: Error) => void) {
+        abort = abortRequest;
+        if (signal.aborted) abortRequest(signal.reason as Error);
       },
-      onResponseStart(_controller, statusCode, headers) {
-        if (statusCode < 200) return; // 1xx: informational
+      onHeaders(statusCode: number, rawHeaders: Buffer[]) {
+        if (statusCode < 200) return true; // 1xx: informational
         answered = true;
         resolve({
           statusCode,
-          headers: headers as Received["headers"],
+          headers: parseHeaders(rawHeaders),
           body: { text: () => text, dump: () => text.then(() => null) },
         });
+        return true;
       },
-      onResponseData(_controller, chunk) {
+      onData(chunk: Buffer) {
         chunks.push(chunk);
         length += chunk.length;
+        return true;
       },
-      onResponseEnd() {
+      onComplete() {
         settle();
         const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
         const bom = buf.length > 2 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
         done!(buf.toString("utf8", bom ? 3 : 0));
       },
-      onResponseError(_controller, e) {
+      onError(e: Error) {
         settle();
         if (answered) failed!(e);
         else reject(e);
       },
     };
-    dispatcher.dispatch(opts, handler);
+    dispatcher.dispatch(opts, handler as Dispatcher.DispatchHandler);
   });
 }
 
