@@ -5,13 +5,11 @@
  * bodies with the schemas the endpoint declares.
  */
 import type { Dispatcher } from "undici";
-// undici's Agent, a dispatcher's request and its header parsing, by their own paths: its package
-// entry also loads its fetch, cookies and WebSocket, which make Node load its own copy of undici
-// too (undici.d.ts).
+// undici's Agent and a dispatcher's request, by their own paths: its package entry also loads its
+// fetch, cookies and WebSocket, which make Node load its own copy of undici too (undici.d.ts).
 // Paths inside a package may move between its minor versions: package.json takes patches only.
 import Agent from "undici/lib/dispatcher/agent.js";
 import dispatcherRequest from "undici/lib/api/api-request.js";
-import { parseHeaders } from "undici/lib/core/util.js";
 import type { z } from "zod";
 import { answerSchema, routeTemplate, type Endpoint, type JsonEndpoint } from "../api/endpoints/index.ts";
 import type { DeploymentType } from "../api/index.ts";
@@ -93,82 +91,10 @@ interface Prepared extends RequestInfo {
   idempotent: boolean;
 }
 
-/** What the methods read of an answer's body: its text, or nothing (dumped). */
-interface Body {
-  text(): Promise<string>;
-  dump(): Promise<unknown>;
-}
-
 interface Received {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Body;
-}
-
-type DispatchRequest = Omit<Dispatcher.DispatchOptions, "signal"> & { signal: AbortSignal };
-
-/**
- * A request whose answer is read whole (every method but `stream` and `empty`): resolves when
- * the answer's headers arrive, its body's text when the last byte has. What undici's request API
- * does for these, without a stream per answer: the chunks are kept as they come, decoded once
- * (UTF-8, a byte order mark skipped, as its `text()` does). The signal aborts the request at
- * any point, and the text then rejects with its reason, as a connection failure does with its
- * error.
- */
-function requestWhole(
-  dispatcher: Dispatcher,
-  { signal, ...opts }: DispatchRequest,
-): Promise<{ statusCode: number; headers: Received["headers"]; body: Body }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    let answered = false;
-    let abort: ((reason: Error) => void) | undefined;
-    let done: ((text: string) => void) | undefined;
-    let failed: ((e: Error) => void) | undefined;
-    const text = new Promise<string>((ok, fail) => {
-      done = ok;
-      failed = fail;
-    });
-    text.catch(() => {}); // read by text(), if at all
-    const onAbort = () => abort?.(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    const settle = () => signal.removeEventListener("abort", onAbort);
-    // The handler methods every undici dispatcher calls (a dispatcher of Node's own undici too).
-    const handler = {
-      onConnect(abortRequest: (reason: Error) => void) {
-        abort = abortRequest;
-        if (signal.aborted) abortRequest(signal.reason as Error);
-      },
-      onHeaders(statusCode: number, rawHeaders: Buffer[]) {
-        if (statusCode < 200) return true; // 1xx: informational
-        answered = true;
-        resolve({
-          statusCode,
-          headers: parseHeaders(rawHeaders),
-          body: { text: () => text, dump: () => text.then(() => null) },
-        });
-        return true;
-      },
-      onData(chunk: Buffer) {
-        chunks.push(chunk);
-        length += chunk.length;
-        return true;
-      },
-      onComplete() {
-        settle();
-        const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
-        const bom = buf.length > 2 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
-        done!(buf.toString("utf8", bom ? 3 : 0));
-      },
-      onError(e: Error) {
-        settle();
-        if (answered) failed!(e);
-        else reject(e);
-      },
-    };
-    dispatcher.dispatch(opts, handler as Dispatcher.DispatchHandler);
-  });
+  body: Dispatcher.ResponseData["body"];
 }
 
 export class Transport {
@@ -238,7 +164,7 @@ export class Transport {
   async json<T>(op: Operation<JsonEndpoint<T>>, opts: RequestOptions = {}): Promise<T> {
     const p = this.prepare(op);
     const { status, text } = await this.#withRetries(p, opts, (signal, timeoutMs, answered) =>
-      this.#attempt(p, op, opts, signal, timeoutMs, answered, "whole", async (res) => ({
+      this.#attempt(p, op, opts, signal, timeoutMs, answered, false, async (res) => ({
         status: res.status,
         text: await res.body.text(),
       })),
@@ -260,7 +186,7 @@ export class Transport {
   async empty(op: Operation, opts: RequestOptions = {}): Promise<void> {
     const p = this.prepare(op);
     await this.#withRetries(p, opts, (signal, timeoutMs, answered) =>
-      this.#attempt(p, op, opts, signal, timeoutMs, answered, "dump", async (res) => {
+      this.#attempt(p, op, opts, signal, timeoutMs, answered, false, async (res) => {
         await res.body.dump();
       }),
     );
@@ -270,7 +196,7 @@ export class Transport {
   async text(op: Operation, opts: RequestOptions = {}): Promise<string> {
     const p = this.prepare(op);
     return this.#withRetries(p, opts, (signal, timeoutMs, answered) =>
-      this.#attempt(p, op, opts, signal, timeoutMs, answered, "whole", (res) => res.body.text()),
+      this.#attempt(p, op, opts, signal, timeoutMs, answered, false, (res) => res.body.text()),
     );
   }
 
@@ -281,17 +207,7 @@ export class Transport {
   async *stream(op: Operation, opts: RequestOptions = {}): AsyncGenerator<string, void, undefined> {
     const p = this.prepare(op);
     const body = await this.#withRetries(p, opts, (signal, timeoutMs, answered) =>
-      // A stream's answer is undici's body stream itself (`#attempt`'s "stream" mode).
-      this.#attempt(
-        p,
-        op,
-        opts,
-        signal,
-        timeoutMs,
-        answered,
-        "stream",
-        async (res) => res.body as Dispatcher.ResponseData["body"],
-      ),
+      this.#attempt(p, op, opts, signal, timeoutMs, answered, true, async (res) => res.body),
     );
     this.#streams.add(body);
     const decoder = new TextDecoder("utf-8");
@@ -396,11 +312,7 @@ export class Transport {
     userSignal: AbortSignal | undefined,
     timeoutMs: number,
     answered: (outcome: GateOutcome) => void,
-    /**
-     * How the body is read: "whole" (requestWhole), else through undici's body stream ("dump"
-     * reads and drops it, as far as its limit; "stream" hands the stream to `read`).
-     */
-    mode: "whole" | "dump" | "stream",
+    streaming: boolean,
     read: (res: Received) => Promise<T>,
   ): Promise<T> {
     if (this.#closed) {
@@ -423,7 +335,7 @@ export class Transport {
     }
     try {
       const url = new URL(p.url);
-      const request = {
+      const res = await dispatcherRequest.call(this.#dispatcher, {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: op.endpoint.method,
@@ -432,11 +344,7 @@ export class Transport {
         signal,
         headersTimeout: 0,
         bodyTimeout: 0,
-      };
-      const res =
-        mode === "whole"
-          ? await requestWhole(this.#dispatcher, request)
-          : await dispatcherRequest.call(this.#dispatcher, request);
+      });
       answered({ status: res.statusCode, headers: res.headers });
       const received: Received = { status: res.statusCode, headers: res.headers, body: res.body };
       if (res.statusCode >= 400) throw await this.errorOf(p, received);
@@ -445,7 +353,7 @@ export class Transport {
         if (hint !== undefined) opts.onRetryAfter(hint);
       }
       // A stream's timeout covers the wait for the headers; the body may flow for as long as it lasts.
-      if (mode === "stream") clearTimeout(handle);
+      if (streaming) clearTimeout(handle);
       return await read(received);
     } catch (e) {
       if (userSignal?.aborted) throw userSignal.reason;
