@@ -10,9 +10,10 @@
  * For each N (default 1, 100, 500) each project is initialized and applied once (untimed), then
  * `tofu plan` (which reads every object first: refresh) and `tofu plan -refresh=false` are timed,
  * REPEAT times each, ours and the floor in turns; the medians of wall time and of CPU time (tofu
- * and the providers it started, from /usr/bin/time: less moved by other work on the machine), the
- * provider starts per command, and the part per further object (the slope from the smallest N to
- * each larger one).
+ * and the providers it started, from /usr/bin/time: less moved by other work on the machine), of
+ * the CPU time of the provider processes alone (each start run under /usr/bin/time by its mirror
+ * script), the provider starts per command, and the part per further object (the slope from the
+ * smallest N to each larger one).
  *
  * The tofu is the project's (scripts/toolchain/tofu.ts): 1.12.6 when it is built, else the
  * version the toolchain pins (CWS_TOFU names another); the table says which.
@@ -87,18 +88,41 @@ const PROVIDERS: Provider[] = [
 
 /**
  * A filesystem mirror with both providers, each a script that counts its start in `starts` and
- * then runs the provider (ours: the installed launcher; the floor: its binary).
+ * then runs the provider (ours: the installed launcher; the floor: its binary), under
+ * /usr/bin/time when there is one, which adds the process's CPU seconds to `providerCpu`.
  */
-function writeMirror(dir: string, starts: string, launchers: Record<string, string>): void {
+function writeMirror(
+  dir: string,
+  starts: string,
+  providerCpu: string,
+  launchers: Record<string, string>,
+): void {
   for (const [source, exe] of Object.entries(launchers)) {
     const type = source.split("/")[1]!;
     if (!exe) continue;
     const pkg = join(dir, "registry.opentofu.org", source, VERSION, PLATFORM);
     mkdirSync(pkg, { recursive: true });
     const file = join(pkg, `terraform-provider-${type}_v${VERSION}`);
-    writeFileSync(file, `#!/bin/sh\necho >> "${starts}"\nexec "${exe}" "$@"\n`);
+    const run = TIME ? `"${TIME}" -a -o "${providerCpu}" -f "%U %S" "${exe}"` : `"${exe}"`;
+    writeFileSync(file, `#!/bin/sh\necho >> "${starts}"\nexec ${run} "$@"\n`);
     chmodSync(file, 0o755);
   }
+}
+
+/** The CPU seconds of the lines `/usr/bin/time -f "%U %S"` wrote to `file` (each a process), summed. */
+function cpuSeconds(file: string): number {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => /^[\d.]+ [\d.]+$/.test(l.trim()))
+    .reduce(
+      (a, l) =>
+        a +
+        l
+          .trim()
+          .split(" ")
+          .reduce((b, x) => b + Number(x), 0),
+      0,
+    );
 }
 
 interface ServerChild {
@@ -127,7 +151,8 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), "cws-bench-tofu-"));
   const server = await startServer();
   const starts = join(root, "starts");
-  writeMirror(join(root, "mirror"), starts, {
+  const providerCpuFile = join(root, "provider-cpu");
+  writeMirror(join(root, "mirror"), starts, providerCpuFile, {
     "cws/cws": join(installed, "node_modules", ".bin", "terraform-provider-cws"),
     "cws/floor": floor,
     "compare/cws": COMPARE ? join(COMPARE, "node_modules", ".bin", "terraform-provider-cws") : "",
@@ -155,25 +180,21 @@ async function main(): Promise<void> {
    */
   const timed = async (dir: string, args: string[]) => {
     writeFileSync(starts, "");
+    writeFileSync(providerCpuFile, "");
     const t0 = performance.now();
     if (TIME) {
       await runProcess(TIME, ["-f", "%U %S", "-o", cpuFile, t.path, ...args, "-no-color"], { cwd: dir, env });
     } else await tf(dir, args);
     const secs = (performance.now() - t0) / 1000;
-    const cpu = TIME
-      ? readFileSync(cpuFile, "utf8")
-          .trim()
-          .split("\n")
-          .at(-1)!
-          .split(" ")
-          .reduce((a, x) => a + Number(x), 0)
-      : NaN;
-    return { secs, cpu, starts: readFileSync(starts, "utf8").length };
+    const cpu = TIME ? cpuSeconds(cpuFile) : NaN;
+    const providerCpu = TIME ? cpuSeconds(providerCpuFile) : NaN;
+    return { secs, cpu, providerCpu, starts: readFileSync(starts, "utf8").length };
   };
 
   // times[provider][op][n] = wall seconds of each run (cpus: CPU seconds); startsOf[provider][op] = starts per command.
   const times = PROVIDERS.map(() => ({}) as Record<Op, Record<number, number[]>>);
   const cpus = PROVIDERS.map(() => ({}) as Record<Op, Record<number, number[]>>);
+  const providerCpus = PROVIDERS.map(() => ({}) as Record<Op, Record<number, number[]>>);
   const startsOf = PROVIDERS.map(() => ({}) as Record<Op, number>);
   try {
     for (const n of NS) {
@@ -199,6 +220,7 @@ async function main(): Promise<void> {
             const run = await timed(dirs[i]!, [...OPS[op]]);
             ((times[i]![op] ??= {})[n] ??= []).push(run.secs);
             ((cpus[i]![op] ??= {})[n] ??= []).push(run.cpu);
+            ((providerCpus[i]![op] ??= {})[n] ??= []).push(run.providerCpu);
             startsOf[i]![op] = run.starts;
           }
         }
@@ -236,7 +258,10 @@ async function main(): Promise<void> {
   };
   const how = `median of ${REPEAT} runs each, taken in turns; ${t.version}, ${process.version}; provider as installed from the packed package`;
   table(`tofu plan of N objects, ours beside the floor: wall time (${how})`, times);
-  if (TIME) table(`The same commands: CPU time of tofu and the providers it started (${how})`, cpus);
+  if (TIME) {
+    table(`The same commands: CPU time of tofu and the providers it started (${how})`, cpus);
+    table(`The same commands: CPU time of the provider processes alone (${how})`, providerCpus);
+  }
 }
 
 await main();

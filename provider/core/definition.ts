@@ -188,22 +188,41 @@ export function rulesOf(def: Definition): Record<string, FieldRule> {
   return rules;
 }
 
+/**
+ * What `make` gives for a definition, made once per definition (they are constants; the checks
+ * ask for these at every call).
+ */
+function once<T>(make: (def: Definition) => T): (def: Definition) => T {
+  const made = new WeakMap<Definition, T>();
+  return (def) => {
+    let v = made.get(def);
+    if (v === undefined) {
+      v = make(def);
+      made.set(def, v);
+    }
+    return v;
+  };
+}
+
 /** Every property (input or output) whose wire field is not the snake_case of its name. */
-export function renamesOf(def: Definition): Renames {
+export const renamesOf: (def: Definition) => Renames = once((def) => {
   const out: Record<string, WireName> = {};
   for (const [k, p] of [...Object.entries(def.inputs), ...Object.entries(def.outputs)])
     if (p.wire) out[k] = p.wire;
-  return out;
-}
+  return Object.freeze(out);
+});
 
 /**
  * The inputs the request bodies carry as fields (every input without a `role`), in definition
  * order: what a create body is made of and what is read back from the service's record.
  */
-export const bodyInputsOf = (def: Definition) =>
-  Object.entries(def.inputs)
-    .filter(([, p]) => !p.role)
-    .map(([k]) => k);
+export const bodyInputsOf: (def: Definition) => readonly string[] = once((def) =>
+  Object.freeze(
+    Object.entries(def.inputs)
+      .filter(([, p]) => !p.role)
+      .map(([k]) => k),
+  ),
+);
 
 export const secretsOf = (def: Definition) =>
   Object.entries(def.inputs)

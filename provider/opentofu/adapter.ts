@@ -166,10 +166,11 @@ export class TofuProvider {
   validateResourceConfig(req: Req): unknown {
     const { r, m } = this.#resource(req.type_name);
     const config = decodeValue(req.config as DynamicValue);
-    const diagnostics = this.#checkConfig(r, m, {}, config, writeOnlyAllowed(req));
+    const { diagnostics } = this.#checkConfig(r, m, {}, config, writeOnlyAllowed(req));
     return { diagnostics };
   }
 
+  /** The configuration checked: its failures as diagnostics, and the inputs the core's check gives. */
   #checkConfig(r: TfResource, m: ResourceModule, olds: Props, config: TfObject | null, writeOnly: boolean) {
     const failures: CheckFailure[] = [
       ...checkTimeouts(config?.timeouts ?? null),
@@ -178,7 +179,10 @@ export class TofuProvider {
     ];
     const news = toCore(r.attributes.filter(isInput), config && withSecrets(r, config));
     const checked = m.check(olds, news);
-    return this.#failures([...failures, ...mentionTwins(r, checked.failures)], "Invalid value");
+    return {
+      diagnostics: this.#failures([...failures, ...mentionTwins(r, checked.failures)], "Invalid value"),
+      inputs: checked.inputs,
+    };
   }
 
   upgradeResourceState(req: Req): unknown {
@@ -220,16 +224,15 @@ export class TofuProvider {
     const config = decodeValue(req.config as DynamicValue);
     if (!proposed || !config) return { planned_state: encodeValue(null), diagnostics: [] };
     const olds = prior ? priorProps(r, prior) : {};
-    const failures = this.#checkConfig(r, m, olds, config, writeOnlyAllowed(req));
-    if (failures.length) return { diagnostics: failures };
+    const checked = this.#checkConfig(r, m, olds, config, writeOnlyAllowed(req));
+    if (checked.diagnostics.length) return { diagnostics: checked.diagnostics };
     if (!prior) {
       // A new object's identity is known after apply: none is planned.
       const planned: TfObject = withoutSecrets(r, proposed);
       for (const a of r.attributes) if (a.computed) planned[a.name] = UNKNOWN_VALUE;
       return { planned_state: encodeValue(planned), diagnostics: [] };
     }
-    const news = m.check(olds, toCore(r.attributes.filter(isInput), withSecrets(r, config))).inputs;
-    const d = m.diff(String(prior.id), diffProps(r, prior, config), news);
+    const d = m.diff(String(prior.id), diffProps(r, prior, config), checked.inputs);
     const change = planChange(r, d, prior, proposed, config);
     return {
       planned_state: encodeValue(change.planned),

@@ -151,6 +151,34 @@ class Writer {
     this.pos += 4;
   }
 
+  /**
+   * A length-delimited field written in place: its tag, then what `write` writes, preceded by
+   * its length (one byte is kept for it; a longer varint moves the bytes written after it).
+   */
+  delimited(id: number, write: () => void): void {
+    this.tag(id, WIRE_LEN);
+    this.#room(1);
+    const start = ++this.pos;
+    write();
+    const len = this.pos - start;
+    if (len < 0x80) {
+      this.buf[start - 1] = len;
+      return;
+    }
+    let size = 1;
+    for (let n = len; n > 0x7f; n = Math.floor(n / 128)) size++;
+    this.#room(size - 1);
+    this.buf.copyWithin(start + size - 1, start, this.pos);
+    let at = start - 1;
+    let n = len;
+    while (n > 0x7f) {
+      this.buf[at++] = (n % 128) | 0x80;
+      n = Math.floor(n / 128);
+    }
+    this.buf[at] = n;
+    this.pos += size - 1;
+  }
+
   finish(): Buffer {
     return this.buf.subarray(0, this.pos);
   }
@@ -230,27 +258,20 @@ export class Codec {
       if (f.keyType) {
         if (typeof v !== "object") throw new TypeError(`${type}.${f.name}: object expected`);
         for (const k of Object.keys(v)) {
-          const entry = new Writer();
-          this.#writeValue(entry, { name: "key", id: 1, kind: "scalar", type: f.keyType }, k, depth);
-          const value = (v as Record<string, unknown>)[k];
-          if (value != null || f.kind !== "message")
-            this.#writeValue(
-              entry,
-              { ...f, keyType: undefined, id: 2 },
-              value ?? scalarDefault(f.type),
-              depth,
-            );
-          w.tag(f.id, WIRE_LEN);
-          w.bytes(entry.finish());
+          w.delimited(f.id, () => {
+            this.#writeValue(w, { name: "key", id: 1, kind: "scalar", type: f.keyType! }, k, depth);
+            const value = (v as Record<string, unknown>)[k];
+            if (value != null || f.kind !== "message")
+              this.#writeValue(w, { ...f, keyType: undefined, id: 2 }, value ?? scalarDefault(f.type), depth);
+          });
         }
       } else if (f.repeated) {
         if (!Array.isArray(v)) throw new TypeError(`${type}.${f.name}: array expected`);
         if (!v.length) continue;
         if (f.packed && f.kind !== "message" && WIRE[f.kind === "enum" ? "int32" : f.type] !== WIRE_LEN) {
-          const packed = new Writer();
-          for (const x of v) this.#writeScalar(packed, f, x);
-          w.tag(f.id, WIRE_LEN);
-          w.bytes(packed.finish());
+          w.delimited(f.id, () => {
+            for (const x of v) this.#writeScalar(w, f, x);
+          });
         } else for (const x of v) this.#writeValue(w, f, x, depth);
       } else this.#writeValue(w, f, v, depth);
     }
@@ -260,10 +281,7 @@ export class Codec {
   #writeValue(w: Writer, f: FieldDescriptor, v: unknown, depth: number): void {
     if (f.kind === "message") {
       if (typeof v !== "object" || v === null) throw new TypeError(`.${f.name}: object expected`);
-      const sub = new Writer();
-      this.#writeMessage(sub, f.type, v, depth + 1);
-      w.tag(f.id, WIRE_LEN);
-      w.bytes(sub.finish());
+      w.delimited(f.id, () => this.#writeMessage(w, f.type, v, depth + 1));
       return;
     }
     if (f.kind === "enum" && typeof v !== "number" && this.#d.enums[f.type]?.[String(v)] === undefined)

@@ -6,6 +6,7 @@ import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   CwsClient,
+  type CwsApiError,
   CwsConnectionError,
   CwsInvalidResponseError,
   CwsRateLimitError,
@@ -279,6 +280,48 @@ describe("timeouts and cancellation", () => {
       .catch((x: unknown) => x);
     expect(e).toBe(ac.signal.reason);
     expect((e as Error).name).toBe("AbortError");
+  });
+
+  it("rejects with the signal's own reason when aborted while the body arrives", async () => {
+    stub = await startStubServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"uid":'); // the rest never comes
+    });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    const e = await clientOf(stub.baseUrl)
+      .sshKeys.get("k1", { signal: ac.signal })
+      .catch((x: unknown) => x);
+    expect(e).toBe(ac.signal.reason);
+  });
+
+  it("times out an answer whose body stops coming", async () => {
+    stub = await startStubServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"uid":');
+    });
+    const e = await clientOf(stub.baseUrl, { timeoutMs: 100, maxRetries: 0 })
+      .sshKeys.get("k1")
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(CwsTimeoutError);
+  });
+
+  it("reads an answer that comes in pieces and starts with a byte order mark", async () => {
+    stub = await startStubServer((_req, res) => {
+      res.writeHead(409, { "content-type": "application/json" });
+      const bytes = Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from(JSON.stringify({ error: "gone wrong", reason: "X" })),
+      ]);
+      res.write(bytes.subarray(0, 5));
+      setTimeout(() => res.end(bytes.subarray(5)), 20);
+    });
+    const e = (await clientOf(stub.baseUrl)
+      .sshKeys.get("k1")
+      .catch((x: unknown) => x)) as CwsApiError;
+    expect(e.status).toBe(409);
+    expect(e.reason).toBe("X");
+    expect(e.message).toContain("gone wrong");
   });
 
   it("aborts a retry sleep", async () => {
