@@ -38,6 +38,18 @@ export interface CallInfo {
 
 export type UnaryHandler = (request: unknown, call: CallInfo) => unknown;
 
+/** The adapter method that answers an RPC: `GetProviderSchema` → `getProviderSchema`. */
+export const rpcMethodName = (rpc: string) => rpc.charAt(0).toLowerCase() + rpc.slice(1);
+
+/**
+ * A plugin's adapter as its handlers reach it: `adapter` itself, or what loads it, then called by
+ * the first call that needs it (so that the handshake line does not wait for it) and only once.
+ */
+export function adapterOnFirstCall<T extends object>(adapter: T | (() => Promise<T>)): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => (loaded ??= typeof adapter === "function" ? adapter() : Promise.resolve(adapter));
+}
+
 export interface TlsOptions {
   keyPem: string;
   certPem: string;

@@ -7,7 +7,13 @@
  */
 import type EmptyPb from "google-protobuf/google/protobuf/empty_pb.js";
 import type ProviderPb from "@pulumi/pulumi/proto/provider_pb.js";
-import { UnaryServer, type UnaryHandler, type UnaryMethod } from "../frontend/grpc-server.ts";
+import {
+  adapterOnFirstCall,
+  rpcMethodName,
+  UnaryServer,
+  type UnaryHandler,
+  type UnaryMethod,
+} from "../frontend/grpc-server.ts";
 import type { CwsPlugin } from "./adapter.ts";
 
 /** The service, as its methods' paths name it (`/pulumirpc.ResourceProvider/Check`). */
@@ -52,9 +58,6 @@ export const HANDLED = {
 
 type Rpc = keyof typeof HANDLED;
 
-/** `GetPluginInfo` → `getPluginInfo`. */
-const methodName = (rpc: Rpc) => (rpc[0]!.toLowerCase() + rpc.slice(1)) as keyof CwsPlugin;
-
 let messages: Promise<Messages> | undefined;
 /** The message classes, loaded by the first call (the adapter loads them too). */
 function loadMessages(): Promise<Messages> {
@@ -87,11 +90,10 @@ const METHODS: Record<string, UnaryMethod> = Object.fromEntries(
  * the adapter, or what loads it: then the first call does.
  */
 export function handlers(plugin: CwsPlugin | (() => Promise<CwsPlugin>)): Record<string, UnaryHandler> {
-  let loaded: Promise<CwsPlugin> | undefined;
-  const adapter = () => (loaded ??= typeof plugin === "function" ? plugin() : Promise.resolve(plugin));
+  const adapter = adapterOnFirstCall(plugin);
   const out: Record<string, UnaryHandler> = {};
   for (const rpc of Object.keys(HANDLED) as Rpc[]) {
-    const name = methodName(rpc);
+    const name = rpcMethodName(rpc) as keyof CwsPlugin;
     out[rpc] = async (bytes) => {
       const [p, m] = await Promise.all([adapter(), loadMessages()]);
       const request = HANDLED[rpc](m).deserializeBinary(new Uint8Array(bytes as Buffer));

@@ -11,6 +11,7 @@
  */
 import type * as grpc from "@grpc/grpc-js";
 import { readFileSync } from "node:fs";
+import { rpcMethodName } from "../frontend/grpc-server.ts";
 import { Codec, type ProtocolDescriptor } from "./proto-codec.ts";
 
 /** The descriptor the build writes, relative to this module (and to the bundle beside it). */
@@ -21,9 +22,6 @@ export interface Services {
   controller: grpc.ServiceDefinition;
   health: grpc.ServiceDefinition;
 }
-
-/** `GetProviderSchema` → `getProviderSchema`. */
-const lowerFirst = (s: string) => s[0]!.toLowerCase() + s.slice(1);
 
 /** One service's definition: each method's path, and its messages' codec. */
 function serviceDefinition(codec: Codec, name: string): grpc.ServiceDefinition {
@@ -39,7 +37,7 @@ function serviceDefinition(codec: Codec, name: string): grpc.ServiceDefinition {
       requestDeserialize: (bytes) => codec.decode(request, bytes),
       responseSerialize: (value) => codec.encode(response, value),
       responseDeserialize: (bytes) => codec.decode(response, bytes),
-      originalName: lowerFirst(method),
+      originalName: rpcMethodName(method),
     };
   }
   return def;

@@ -11,7 +11,14 @@
 import type * as protoLoader from "@grpc/proto-loader";
 import { fileURLToPath } from "node:url";
 import type { TofuProvider } from "./adapter.ts";
-import { Status, StatusError, UnaryServer, type UnaryHandler } from "../frontend/grpc-server.ts";
+import {
+  adapterOnFirstCall,
+  rpcMethodName,
+  Status,
+  StatusError,
+  UnaryServer,
+  type UnaryHandler,
+} from "../frontend/grpc-server.ts";
 import { loadServices, type Services } from "./protocol.ts";
 import { staticAnswer } from "./static-answers.ts";
 import { pluginCertificate } from "./tls-cert.ts";
@@ -37,9 +44,6 @@ export const PROTO_OPTIONS: protoLoader.Options = {
   oneofs: true,
 };
 
-/** `GetProviderSchema` → `getProviderSchema`. */
-const methodName = (rpc: string) => rpc[0]!.toLowerCase() + rpc.slice(1);
-
 /**
  * The handlers of the provider's RPCs, each the adapter's method of the same name; the adapter is
  * given, or loaded by the first call (see main.ts). An RPC it has no method for is UNIMPLEMENTED.
@@ -48,8 +52,7 @@ function providerHandlers(
   service: Services["provider"],
   provider: TofuProvider | (() => Promise<TofuProvider>),
 ): Record<string, UnaryHandler> {
-  let loaded: Promise<TofuProvider> | undefined;
-  const adapter = () => (loaded ??= typeof provider === "function" ? provider() : Promise.resolve(provider));
+  const adapter = adapterOnFirstCall(provider);
   const handlers: Record<string, UnaryHandler> = {};
   for (const rpc of Object.keys(service)) {
     let answer: Buffer | undefined | null = null;
@@ -58,7 +61,7 @@ function providerHandlers(
       if (answer === null) answer = staticAnswer(rpc);
       if (answer) return answer;
       const p = await adapter();
-      const method = (p as unknown as Record<string, unknown>)[methodName(rpc)];
+      const method = (p as unknown as Record<string, unknown>)[rpcMethodName(rpc)];
       if (typeof method !== "function")
         throw new StatusError(Status.UNIMPLEMENTED, `${rpc} is not implemented`);
       try {

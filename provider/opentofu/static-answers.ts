@@ -7,6 +7,7 @@
  * the adapter answers them.
  */
 import { readFileSync } from "node:fs";
+import { rpcMethodName } from "../frontend/grpc-server.ts";
 import type { TofuProvider } from "./adapter.ts";
 import type { Services } from "./protocol.ts";
 
@@ -22,14 +23,11 @@ export const STATIC_RPCS = [
 export const answerFile = (rpc: string, base: URL = new URL("./", import.meta.url)): URL =>
   new URL(`vendor/answers/${rpc}.pb`, base);
 
-/** `GetProviderSchema` → `getProviderSchema`. */
-const lowerFirst = (s: string) => s[0]!.toLowerCase() + s.slice(1);
-
 /** Each static RPC's answer from `provider`, encoded (what the build writes). */
 export function encodeStaticAnswers(provider: TofuProvider, services: Services): Record<string, Buffer> {
   const out: Record<string, Buffer> = {};
   for (const rpc of STATIC_RPCS) {
-    const method = (provider as unknown as Record<string, unknown>)[lowerFirst(rpc)];
+    const method = (provider as unknown as Record<string, unknown>)[rpcMethodName(rpc)];
     const def = services.provider[rpc];
     if (typeof method !== "function" || !def) continue;
     out[rpc] = Buffer.from(def.responseSerialize((method as () => unknown).call(provider)));
