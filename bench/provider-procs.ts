@@ -93,3 +93,45 @@ export class ProcessWatch {
     clearInterval(this.timer);
   }
 }
+
+/** Fields after the parenthesised command name of /proc/PID/stat (field 3 is index 0). */
+function statFields(pid: string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds used so far by a process and every process below it (user + system, and those of
+ * the children each has waited for): a process that ends moves its time into its parent's
+ * children's time, so the sum holds across the ends. A process whose parent ended first leaves
+ * the tree with its time (re-parented). Linux only; 0 elsewhere.
+ */
+export function treeCpuSeconds(root: number): number {
+  const parent = new Map<string, string>();
+  const ticks = new Map<string, number>();
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    const f = statFields(pid);
+    if (!f) continue;
+    parent.set(pid, f[1]!);
+    // utime, stime, cutime, cstime: fields 14 to 17.
+    ticks.set(pid, Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]));
+  }
+  const inTree = (pid: string): boolean => {
+    for (let p: string | undefined = pid, hops = 0; p && p !== "0" && hops < 64; p = parent.get(p), hops++)
+      if (p === String(root)) return true;
+    return false;
+  };
+  let sum = 0;
+  for (const [pid, t] of ticks) if (inTree(pid)) sum += t;
+  return sum / TICKS_PER_SEC;
+}

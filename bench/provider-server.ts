@@ -2,11 +2,12 @@
  * The reference server for bench/provider.ts, in its own process so that it does not share a
  * core's event loop with the program the bench runs inline. Deploys take `argv[2]` ms (default
  * 100); the seed has room for any N (capacity and credits raised). It counts the API requests
- * it answers by route and by status and hands the counts, with the CPU seconds it used, over IPC
- * ("counts" answers and resets them).
+ * it answers by route and by status and hands the counts, with the CPU seconds it used (alone,
+ * and with the processes it started: the sandboxes), over IPC ("counts" answers and resets them).
  */
 import { appendFileSync } from "node:fs";
 import { startServer, DEFAULT_SEED, type Seed } from "../server/index.ts";
+import { treeCpuSeconds } from "./provider-procs.ts";
 
 const provisionDelayMs = Number(process.argv[2] ?? 100);
 
@@ -24,6 +25,7 @@ const TIMELINE = process.env.BENCH_SERVER_TIMELINE;
 let counts: Record<string, number> = {};
 let statuses: Record<string, number> = {};
 let cpu = process.cpuUsage();
+let treeCpu = treeCpuSeconds(process.pid);
 /** `GET /v3/orgs/demo/workloads/wl-1/state 200 1.2ms` → `GET /workloads/{uid}/state` */
 function route(line: string): string | undefined {
   const [method, path] = line.split(" ");
@@ -57,10 +59,17 @@ const server = await startServer({
 process.on("message", (m: unknown) => {
   if (m === "counts") {
     const used = process.cpuUsage(cpu);
-    process.send!({ counts, statuses, cpuSeconds: (used.user + used.system) / 1e6 });
+    const tree = treeCpuSeconds(process.pid);
+    process.send!({
+      counts,
+      statuses,
+      cpuSeconds: (used.user + used.system) / 1e6,
+      treeCpuSeconds: tree - treeCpu,
+    });
     counts = {};
     statuses = {};
     cpu = process.cpuUsage();
+    treeCpu = tree;
   } else if (m === "exit") void server.close().then(() => process.exit(0));
 });
 process.send!({ baseUrl: server.baseUrl, adminUrl: server.adminUrl });

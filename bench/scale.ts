@@ -15,9 +15,9 @@
  *
  * Run: node bench/scale.ts [--n 100,500] [--front-ends dynamic,native,opentofu]
  * [--limits none,50:50] [--parallel 64] [--delay-ms 100] [--budget-min 240]
- * [--node-options "--max-semi-space-size=8"] (or BENCH_SCALE_N, BENCH_SCALE_FRONT_ENDS,
- * BENCH_SCALE_LIMITS, BENCH_SCALE_PARALLEL, BENCH_SCALE_DELAY_MS, BENCH_SCALE_BUDGET_MIN,
- * BENCH_SCALE_NODE_OPTIONS). A limit is `RPS:BURST`, set on the demo org for the run (the
+ * [--node-options "--max-semi-space-size=8"] [--skip-checkpoints] (or BENCH_SCALE_N,
+ * BENCH_SCALE_FRONT_ENDS, BENCH_SCALE_LIMITS, BENCH_SCALE_PARALLEL, BENCH_SCALE_DELAY_MS,
+ * BENCH_SCALE_BUDGET_MIN, BENCH_SCALE_NODE_OPTIONS, BENCH_SCALE_SKIP_CHECKPOINTS=1). A limit is `RPS:BURST`, set on the demo org for the run (the
  * server's `--rate-limit`); `none` is no limit. `--node-options` are Node.js options added for
  * every provider process (to try V8's heap flags). An N expected (from the smaller N's) to end
  * past the budget is not started; the bench says so. BENCH_SCALE_HEAP_LOG=1 prints what each
@@ -75,6 +75,13 @@ const PROVISION_MS = Number(arg("delay-ms", "BENCH_SCALE_DELAY_MS", "100"));
 const BUDGET_MIN = Number(arg("budget-min", "BENCH_SCALE_BUDGET_MIN", "240"));
 /** Node.js options added for the provider processes (to try V8 heap flags), beside the probe's. */
 const NODE_FLAGS = arg("node-options", "BENCH_SCALE_NODE_OPTIONS", "");
+/**
+ * The Pulumi engine without its checkpoints (`PULUMI_SKIP_CHECKPOINTS`): it then writes the stack's
+ * state once at the end of a command instead of after every step, which with the file backend
+ * rewrites the whole state each time (quadratic in N).
+ */
+const SKIP_CHECKPOINTS =
+  process.argv.includes("--skip-checkpoints") || !!process.env.BENCH_SCALE_SKIP_CHECKPOINTS;
 
 const PHASES = ["up", "preview", "refresh", "destroy"] as const;
 type Phase = (typeof PHASES)[number];
@@ -123,6 +130,8 @@ interface PhaseRow {
   refused: number;
   /** The largest live heap (heapUsed after a full GC) a provider process ended the phase with. */
   liveHeap: number;
+  /** CPU seconds the server and its sandboxes used in the phase. */
+  serverCpu: number;
 }
 interface Row {
   n: number;
@@ -255,7 +264,11 @@ function pulumiTarget(
           "cws:apiToken": { value: "demo-token", secret: true },
         },
         // No source condition: the provider process loads `pulumi-cws/provider/dynamic` from dist/.
-        env: { ...env, ...probeEnv(heapDir, probe) },
+        env: {
+          ...env,
+          ...probeEnv(heapDir, probe),
+          ...(SKIP_CHECKPOINTS ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {}),
+        },
       });
       const parallel = PARALLEL;
       return {
@@ -407,9 +420,9 @@ async function runOne(t: Target, n: number, limit: Limit, server: ServerChild): 
       const samples = heapSamples(open.heapDir, from, Date.now());
       const liveHeap = Math.max(0, ...samples.map((x) => x.heapUsed));
       if (process.env.BENCH_SCALE_HEAP_LOG) console.log(`    ${t.name} ${phase}: ${JSON.stringify(samples)}`);
-      const { statuses } = await server.counts();
+      const { statuses, treeCpuSeconds } = await server.counts();
       const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
-      phases[phase] = { wall, requests, refused: statuses["429"] ?? 0, liveHeap };
+      phases[phase] = { wall, requests, refused: statuses["429"] ?? 0, liveHeap, serverCpu: treeCpuSeconds };
       if (!t.floor && (phase === "up" || phase === "destroy")) await checkLive(server, n, phase);
     }
   } finally {
@@ -433,6 +446,7 @@ function line(r: Row): string {
     let cell = `${words(r.target, p)} ${secs(ph.wall)}, ${ph.requests} req, ${ph.refused} 429`;
     if (r.limit.rps && ph.requests) cell += `, floor ${secs(ph.requests / r.limit.rps)}`;
     if (ph.liveHeap) cell += `, live heap ${mib(ph.liveHeap)}`;
+    if (ph.requests) cell += `, server CPU ${secs(ph.serverCpu)}`;
     return cell;
   });
   return `N=${r.n} limit ${r.limit.label} ${r.target.name}: ${cells.join("; ")}; provider peak RSS ${mib(r.rssBytes)}, CPU ${secs(r.cpuSeconds)}`;
@@ -447,7 +461,7 @@ function print(rows: Row[]): void {
   console.log(
     `\nPer run and phase: wall time, API requests answered, 429s among them; for a limited run the ` +
       `floor requests / rate and wall / floor (parallelism ${PARALLEL}; deploys take ${PROVISION_MS} ms; ` +
-      `the package as built into dist/)\n`,
+      `the package as built into dist/${SKIP_CHECKPOINTS ? "; Pulumi checkpoints skipped" : ""})\n`,
   );
   console.log(`| N | limit | front end | ${PHASES.join(" | ")} | provider peak RSS | live heap after up |`);
   console.log(`|---:|---|---|${PHASES.map(() => "---|").join("")}---:|---:|`);
@@ -465,6 +479,14 @@ function print(rows: Row[]): void {
       `| ${r.n} | ${r.limit.label} | ${r.target.name} | ${cells.join(" | ")} | ${mib(r.rssBytes)} | ${mib(r.phases.up.liveHeap)} |`,
     );
   }
+
+  console.log(`\nCPU seconds the reference server and its sandboxes used, per phase (same runs)\n`);
+  console.log(`| N | limit | front end | ${PHASES.join(" | ")} |`);
+  console.log(`|---:|---|---|${PHASES.map(() => "---:|").join("")}`);
+  for (const r of rows.filter((x) => !x.target.floor))
+    console.log(
+      `| ${r.n} | ${r.limit.label} | ${r.target.name} | ${PHASES.map((p) => secs(r.phases[p].serverCpu)).join(" | ")} |`,
+    );
 
   printMemory(rows, ns);
 

@@ -90,6 +90,8 @@ export interface Counts {
   /** API requests by status code. */
   statuses: Record<string, number>;
   cpuSeconds: number;
+  /** The same with the processes the server started (its sandboxes, their agents). */
+  treeCpuSeconds: number;
 }
 
 export interface ServerChild {
