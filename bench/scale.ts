@@ -132,6 +132,8 @@ interface PhaseRow {
   liveHeap: number;
   /** CPU seconds the server and its sandboxes used in the phase. */
   serverCpu: number;
+  /** CPU seconds the provider processes used in the phase. */
+  providerCpu: number;
 }
 interface Row {
   n: number;
@@ -408,6 +410,7 @@ async function runOne(t: Target, n: number, limit: Limit, server: ServerChild): 
   const open = await t.open(n, server, !limit.rps);
   const watch = new ProcessWatch(open.dir, { engine: ENGINE, provider: t.provider });
   const phases = {} as Record<Phase, PhaseRow>;
+  let cpuBefore = 0;
   try {
     await server.counts();
     for (const phase of PHASES) {
@@ -420,9 +423,12 @@ async function runOne(t: Target, n: number, limit: Limit, server: ServerChild): 
       const samples = heapSamples(open.heapDir, from, Date.now());
       const liveHeap = Math.max(0, ...samples.map((x) => x.heapUsed));
       if (process.env.BENCH_SCALE_HEAP_LOG) console.log(`    ${t.name} ${phase}: ${JSON.stringify(samples)}`);
+      const providerCpu = watch.take().provider!.cpuSeconds - cpuBefore;
+      cpuBefore += providerCpu;
       const { statuses, treeCpuSeconds } = await server.counts();
       const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
-      phases[phase] = { wall, requests, refused: statuses["429"] ?? 0, liveHeap, serverCpu: treeCpuSeconds };
+      const refused = statuses["429"] ?? 0;
+      phases[phase] = { wall, requests, refused, liveHeap, serverCpu: treeCpuSeconds, providerCpu };
       if (!t.floor && (phase === "up" || phase === "destroy")) await checkLive(server, n, phase);
     }
   } finally {
@@ -480,12 +486,15 @@ function print(rows: Row[]): void {
     );
   }
 
-  console.log(`\nCPU seconds the reference server and its sandboxes used, per phase (same runs)\n`);
+  console.log(
+    `\nCPU seconds per phase (same runs): the provider processes', then the reference server's ` +
+      `with its sandboxes\n`,
+  );
   console.log(`| N | limit | front end | ${PHASES.join(" | ")} |`);
   console.log(`|---:|---|---|${PHASES.map(() => "---:|").join("")}`);
-  for (const r of rows.filter((x) => !x.target.floor))
+  for (const r of rows)
     console.log(
-      `| ${r.n} | ${r.limit.label} | ${r.target.name} | ${PHASES.map((p) => secs(r.phases[p].serverCpu)).join(" | ")} |`,
+      `| ${r.n} | ${r.limit.label} | ${r.target.name} | ${PHASES.map((p) => `${secs(r.phases[p].providerCpu)} · ${secs(r.phases[p].serverCpu)}`).join(" | ")} |`,
     );
 
   printMemory(rows, ns);
