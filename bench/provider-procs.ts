@@ -71,9 +71,9 @@ export class ProcessWatch {
         const cost = this.costs[cls]!;
         const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "latin1"));
         if (hwm) cost.peakRssBytes = Math.max(cost.peakRssBytes, Number(hwm[1]) * 1024);
-        // Fields 14 and 15 of /proc/PID/stat (after the parenthesised command name).
-        const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        // utime and stime: fields 14 and 15 of /proc/PID/stat.
+        const f = statFields(pid);
+        if (!f) continue;
         const ticks = Number(f[11]) + Number(f[12]);
         cost.cpuSeconds += (ticks - (this.cpuTicks.get(pid) ?? 0)) / TICKS_PER_SEC;
         this.cpuTicks.set(pid, ticks);
