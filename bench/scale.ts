@@ -20,8 +20,9 @@
  * BENCH_SCALE_BUDGET_MIN, BENCH_SCALE_NODE_OPTIONS, BENCH_SCALE_SKIP_CHECKPOINTS=1). A limit is
  * `RPS:BURST`, set on the demo org for the run (the server's `--rate-limit`); `none` is no limit.
  * `--node-options` are Node.js options added for every provider process (to try V8's heap flags).
- * An N expected (from the smaller N's) to end past the budget is not started; the bench says so. BENCH_SCALE_HEAP_LOG=1 prints what each
- * provider process's probe measured, V8's heap spaces among it, after each phase.
+ * An N expected (from the smaller N's) to end past the budget is not started; the bench says so.
+ * BENCH_SCALE_HEAP_LOG=1 prints what each provider process's probe measured, V8's heap spaces
+ * among it, after each phase.
  * BENCH_SERVER_TIMELINE=<file> has the server write each API request it answers to the file, and
  * the bench each phase's start and end: bench/timeline.ts draws a limited phase from it.
  *
