@@ -116,11 +116,3 @@ export function upgradeIdentity(
     diagnostics: [],
   };
 }
-
-/**
- * An `import` block naming an object by its identity, as `cws adopt --format tofu` (or a user)
- * writes it.
- */
-export function identityImportBlock(to: string, org: string, uid: string): string {
-  return `import {\n  to       = ${to}\n  identity = {\n    org = ${JSON.stringify(org)}\n    uid = ${JSON.stringify(uid)}\n  }\n}\n`;
-}

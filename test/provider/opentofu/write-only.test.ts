@@ -6,7 +6,6 @@
  * resource identified by { org, uid }, identities upgraded and checked against the provider's org.
  */
 import { describe, expect, it } from "vitest";
-import { identityImportBlock } from "../../../provider/opentofu/identity.ts";
 import { UNKNOWN_VALUE, type MsgValue } from "../../../provider/opentofu/msgpack.ts";
 import { appliedState } from "../../../provider/opentofu/state.ts";
 import {
@@ -342,11 +341,5 @@ describe("resource identity", () => {
     })) as { imported_resources: unknown[]; diagnostics: Diag[] };
     expect(res.imported_resources).toEqual([]);
     expect(res.diagnostics[0]!.detail).toMatch(/org "other", but the provider is configured for org "acme"/);
-  });
-
-  it("writes an import block by identity", () => {
-    expect(identityImportBlock("cws_volume.data", "acme", "vol-1")).toBe(
-      'import {\n  to       = cws_volume.data\n  identity = {\n    org = "acme"\n    uid = "vol-1"\n  }\n}\n',
-    );
   });
 });
