@@ -85,6 +85,8 @@ const SKIP_CHECKPOINTS =
   process.argv.includes("--skip-checkpoints") || !!process.env.BENCH_SCALE_SKIP_CHECKPOINTS;
 
 const PHASES = ["up", "preview", "refresh", "destroy"] as const;
+/** How OpenTofu's own process shows in its command line. */
+const TOFU_ENGINE = /\/tofu\0(apply|plan|destroy)\0/;
 type Phase = (typeof PHASES)[number];
 /** OpenTofu's word for each phase. */
 const TOFU_WORDS: Record<Phase, string> = {
@@ -131,10 +133,9 @@ interface PhaseRow {
   refused: number;
   /** The largest live heap (heapUsed after a full GC) a provider process ended the phase with. */
   liveHeap: number;
-  /** CPU seconds the server and its sandboxes used in the phase. */
-  serverCpu: number;
-  /** CPU seconds the provider processes used in the phase. */
-  providerCpu: number;
+  /** CPU seconds in the phase: the engine's process (`pulumi`, `tofu`), the bench's own (where
+   * Pulumi's inline program runs), the provider processes, the server with its sandboxes. */
+  cpu: { engine: number; program: number; provider: number; server: number };
 }
 interface Row {
   n: number;
@@ -409,14 +410,18 @@ async function runOne(t: Target, n: number, limit: Limit, server: ServerChild): 
   // a limited run's wall time, held against the floor `requests / rate`: the live heap is
   // measured in the runs with no limit only.
   const open = await t.open(n, server, !limit.rps);
-  const watch = new ProcessWatch(open.dir, { engine: ENGINE, provider: t.provider });
+  const watch = new ProcessWatch(open.dir, {
+    engine: t.engine === "pulumi" ? ENGINE : TOFU_ENGINE,
+    provider: t.provider,
+  });
   const phases = {} as Record<Phase, PhaseRow>;
-  let cpuBefore = 0;
+  let before = { engine: 0, provider: 0 };
   try {
     await server.counts();
     for (const phase of PHASES) {
       const start = performance.now();
       const from = Date.now();
+      const programBefore = process.cpuUsage();
       mark(`${from} begin ${t.name} ${limit.label} ${n} ${phase}`);
       await open.run(phase);
       mark(`${Date.now()} end ${t.name} ${limit.label} ${n} ${phase}`);
@@ -424,12 +429,20 @@ async function runOne(t: Target, n: number, limit: Limit, server: ServerChild): 
       const samples = heapSamples(open.heapDir, from, Date.now());
       const liveHeap = Math.max(0, ...samples.map((x) => x.heapUsed));
       if (process.env.BENCH_SCALE_HEAP_LOG) console.log(`    ${t.name} ${phase}: ${JSON.stringify(samples)}`);
-      const providerCpu = watch.take().provider!.cpuSeconds - cpuBefore;
-      cpuBefore += providerCpu;
+      const program = process.cpuUsage(programBefore);
+      const costs = watch.take();
+      const now = { engine: costs.engine!.cpuSeconds, provider: costs.provider!.cpuSeconds };
       const { statuses, treeCpuSeconds } = await server.counts();
       const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
       const refused = statuses["429"] ?? 0;
-      phases[phase] = { wall, requests, refused, liveHeap, serverCpu: treeCpuSeconds, providerCpu };
+      const cpu = {
+        engine: now.engine - before.engine,
+        program: (program.user + program.system) / 1e6,
+        provider: now.provider - before.provider,
+        server: treeCpuSeconds,
+      };
+      before = now;
+      phases[phase] = { wall, requests, refused, liveHeap, cpu };
       if (!t.floor && (phase === "up" || phase === "destroy")) await checkLive(server, n, phase);
     }
   } finally {
@@ -453,7 +466,7 @@ function line(r: Row): string {
     let cell = `${words(r.target, p)} ${secs(ph.wall)}, ${ph.requests} req, ${ph.refused} 429`;
     if (r.limit.rps && ph.requests) cell += `, floor ${secs(ph.requests / r.limit.rps)}`;
     if (ph.liveHeap) cell += `, live heap ${mib(ph.liveHeap)}`;
-    if (ph.requests) cell += `, server CPU ${secs(ph.serverCpu)}`;
+    if (ph.requests) cell += `, server CPU ${secs(ph.cpu.server)}`;
     return cell;
   });
   return `N=${r.n} limit ${r.limit.label} ${r.target.name}: ${cells.join("; ")}; provider peak RSS ${mib(r.rssBytes)}, CPU ${secs(r.cpuSeconds)}`;
@@ -488,14 +501,17 @@ function print(rows: Row[]): void {
   }
 
   console.log(
-    `\nCPU seconds per phase (same runs): the provider processes', then the reference server's ` +
-      `with its sandboxes\n`,
+    `\nCPU seconds per phase (same runs): the engine's process · the bench's own (Pulumi's inline ` +
+      `program) · the provider processes · the reference server with its sandboxes\n`,
   );
   console.log(`| N | limit | front end | ${PHASES.join(" | ")} |`);
   console.log(`|---:|---|---|${PHASES.map(() => "---:|").join("")}`);
   for (const r of rows)
     console.log(
-      `| ${r.n} | ${r.limit.label} | ${r.target.name} | ${PHASES.map((p) => `${secs(r.phases[p].providerCpu)} · ${secs(r.phases[p].serverCpu)}`).join(" | ")} |`,
+      `| ${r.n} | ${r.limit.label} | ${r.target.name} | ${PHASES.map((p) => {
+        const c = r.phases[p].cpu;
+        return [c.engine, c.program, c.provider, c.server].map(secs).join(" · ");
+      }).join(" | ")} |`,
     );
 
   printMemory(rows, ns);
