@@ -133,8 +133,10 @@ interface PhaseRow {
   refused: number;
   /** The largest live heap (heapUsed after a full GC) a provider process ended the phase with. */
   liveHeap: number;
-  /** CPU seconds in the phase: the engine's process (`pulumi`, `tofu`), the bench's own (where
-   * Pulumi's inline program runs), the provider processes, the server with its sandboxes. */
+  /**
+   * CPU seconds in the phase: the engine's process (`pulumi`, `tofu`), the bench's own (where
+   * Pulumi's inline program runs), the provider processes, the server with its sandboxes.
+   */
   cpu: { engine: number; program: number; provider: number; server: number };
 }
 interface Row {
