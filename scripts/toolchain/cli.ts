@@ -3,6 +3,7 @@
  *
  *   pulumi:build      pulumi               the Pulumi CLI and YAML host (prints the CLI's path)
  *   tofu:build        tofu                 the OpenTofu CLI (prints its path)
+ *   terraform:build   terraform            the HashiCorp Terraform CLI (prints its path)
  *   sdk:gen           languages gen        sdk/python and sdk/go from schema.json
  *   languages:setup   languages all        gen, then python (.venv) and go (the Go programs' modules)
  *   java:setup        java all             host, sdk (generated, built, published), example
@@ -28,6 +29,10 @@ const TOOLS: Record<string, () => Promise<Steps>> = {
         await ensureTofu(OLDEST_TOFU_VERSION);
       },
     };
+  },
+  async terraform() {
+    const { ensureTerraform } = await import("./terraform.ts");
+    return { all: async () => console.log(await ensureTerraform()) };
   },
   async languages() {
     const { ensureGoModules, ensurePythonEnv, generateSdks } = await import("./languages.ts");
