@@ -1,27 +1,33 @@
 /**
- * `tofu plan` at scale, ours beside the floor, in the same run: N `cws_volume` objects of
- * `terraform-provider-cws` as installed (`npm pack`, the tarball installed into an empty project)
- * against the reference server (bench/provider-server.ts, its own process), and N `floor_item`
- * objects of the floor, the smallest provider written the usual way (bench/tofu-floor: Go,
- * terraform-plugin-framework, every call answered at once). Both come from one filesystem mirror
- * as docs/opentofu.md installs a provider (a script that starts the real one), so both pay the
- * same way in.
+ * `tofu plan` and `terraform plan` at scale, ours beside the floor, in the same run: N
+ * `cws_volume` objects of `terraform-provider-cws` as installed (`npm pack`, the tarball installed
+ * into an empty project) against the reference server (bench/provider-server.ts, its own
+ * process), and N objects of each resource of the floor, the smallest provider written the usual
+ * way (bench/tofu-floor: Go, terraform-plugin-framework, every call answered at once from what the
+ * tool sends): `floor_item` (two attributes, the least a resource can be) and `floor_volume`
+ * (`cws_volume`'s schema: the same attributes, a timeouts block and an identity), so that our
+ * per-object cost is set against a floor object of the same shape. All come from one filesystem
+ * mirror as docs/opentofu.md installs a provider (a script that starts the real one), so all pay
+ * the same way in.
  *
- * For each N (default 1, 100, 500) each project is initialized and applied once (untimed), then
- * `tofu plan` (which reads every object first: refresh) and `tofu plan -refresh=false` are timed,
- * REPEAT times each, ours and the floor in turns; the medians of wall time and of CPU time (tofu
- * and the providers it started, from /usr/bin/time: less moved by other work on the machine), of
- * the CPU time of the provider processes alone (each start run under /usr/bin/time by its mirror
- * script), the provider starts per command, and the part per further object (the slope from the
- * smallest N to each larger one).
+ * For each tool (OpenTofu and Terraform, as the toolchain builds them) and each N (default 1,
+ * 100, 500) each project is initialized and applied once (untimed), then `plan` (which reads
+ * every object first: refresh) and `plan -refresh=false` are timed, REPEAT times each, the
+ * providers in turns; the medians of wall time and of CPU time (the tool and the providers it
+ * started, from /usr/bin/time: less moved by other work on the machine), of the CPU time of the
+ * provider processes alone (each start run under /usr/bin/time by its mirror script), the
+ * provider starts per command, and the part per further object (the slope from the smallest N to
+ * each larger one). Last, our per-object cost beside `floor_volume`'s, per tool and command.
  *
  * The tofu is the project's (scripts/toolchain/tofu.ts): 1.12.6 when it is built, else the
- * version the toolchain pins (CWS_TOFU names another); the table says which.
+ * version the toolchain pins (CWS_TOFU names another); the terraform is
+ * scripts/toolchain/terraform.ts's (built when missing; CWS_TERRAFORM names another). The tables
+ * say which.
  *
- * Run: node bench/tofu.ts [--n 1,100,500] [--repeat 5] [--installed DIR] [--compare DIR]
- * (--installed: a project where the package is installed already, without it this checkout is
- * packed and installed first; --compare: a project where another version of the package is
- * installed, measured in the same turns as a third provider).
+ * Run: node bench/tofu.ts [--n 1,100,500] [--repeat 5] [--tools tofu,terraform] [--installed DIR]
+ * [--compare DIR] (--installed: a project where the package is installed already, without it this
+ * checkout is packed and installed first; --compare: a project where another version of the
+ * package is installed, measured in the same turns as another provider).
  */
 import { fork } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -30,6 +36,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { REPO_ROOT } from "../scripts/repo-root.ts";
 import { runProcess } from "../scripts/run.ts";
+import { ensureTerraform } from "../scripts/toolchain/terraform.ts";
 import { TOFU_VERSION, tofuPath } from "../scripts/toolchain/tofu.ts";
 import { installPackage, userEnv } from "./built-package.ts";
 import { median } from "./median.ts";
@@ -48,41 +55,65 @@ const PLATFORM = `${process.platform}_${process.arch === "x64" ? "amd64" : proce
 const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
 /** The versions of tofu this bench looks for, preferred first. */
 const TOFU_VERSIONS = [...new Set(["1.12.6", TOFU_VERSION])];
+/** The tools to time, by command name. */
+const TOOLS = arg("tools", "tofu,terraform").split(",");
+/** Where each tool takes a source address without a host (`cws/cws`) from. */
+const REGISTRY_HOSTS = ["registry.opentofu.org", "registry.terraform.io"];
 
-/** The tofu binary to use and its version as it says it. */
-async function tofu(): Promise<{ path: string; version: string }> {
-  const path = process.env.CWS_TOFU ?? TOFU_VERSIONS.map((v) => tofuPath(v)).find((p) => existsSync(p));
-  if (!path)
-    throw new Error(`no tofu built (looked for ${TOFU_VERSIONS.join(", ")}): run npm run tofu:build`);
+interface Tool {
+  /** `tofu` or `terraform`: the command, and how the tables name it. */
+  command: string;
+  path: string;
+  /** As it says it: `OpenTofu 1.12.6`. */
+  version: string;
+}
+
+/** The tool's binary and its version as it says it. */
+async function tool(command: string): Promise<Tool> {
+  let path: string | undefined;
+  if (command === "tofu") {
+    path = process.env.CWS_TOFU ?? TOFU_VERSIONS.map((v) => tofuPath(v)).find((p) => existsSync(p));
+    if (!path)
+      throw new Error(`no tofu built (looked for ${TOFU_VERSIONS.join(", ")}): run npm run tofu:build`);
+  } else if (command === "terraform") path = await ensureTerraform();
+  else throw new Error(`unknown tool '${command}' (tofu, terraform)`);
   const out = await runProcess(path, ["version", "-json"], { env: userEnv() });
-  return {
-    path,
-    version: `OpenTofu ${(JSON.parse(out.stdout.slice(out.stdout.indexOf("{"))) as { terraform_version: string }).terraform_version}`,
-  };
+  const version = (JSON.parse(out.stdout.slice(out.stdout.indexOf("{"))) as { terraform_version: string })
+    .terraform_version;
+  return { command, path, version: `${command === "tofu" ? "OpenTofu" : "Terraform"} ${version}` };
 }
 
 interface Provider {
   label: string;
   source: string;
-  block: (n: number) => string;
+  /** N objects of the provider; `prefix` keeps each tool's names apart on the server. */
+  block: (n: number, prefix: string) => string;
 }
 
 /** N volumes of ours, the provider's source address given. */
 const volumes = (label: string, source: string): Provider => ({
   label,
   source,
-  block: (n) =>
-    `resource "cws_volume" "v" {\n  count         = ${n}\n  name          = "bench-v-\${count.index}"\n  size_in_mb    = 512\n  resource_name = "gpu-rental-small"\n}\n`,
+  block: (n, prefix) =>
+    `resource "cws_volume" "v" {\n  count         = ${n}\n  name          = "bench-${prefix}-\${count.index}"\n  size_in_mb    = 512\n  resource_name = "gpu-rental-small"\n}\n`,
 });
 
 const COMPARE = process.argv.includes("--compare") ? arg("compare", "") : undefined;
+const FLOOR_ITEM = "floor item (Go, two attributes)";
+const FLOOR_VOLUME = "floor volume (Go, cws_volume's schema)";
 const PROVIDERS: Provider[] = [
   volumes("terraform-provider-cws", "cws/cws"),
   ...(COMPARE ? [volumes(`terraform-provider-cws of ${COMPARE}`, "compare/cws")] : []),
   {
-    label: "floor (Go, terraform-plugin-framework)",
+    label: FLOOR_ITEM,
     source: "cws/floor",
     block: (n) => `resource "floor_item" "r" {\n  count = ${n}\n  name  = "r-\${count.index}"\n}\n`,
+  },
+  {
+    label: FLOOR_VOLUME,
+    source: "cws/floor",
+    block: (n) =>
+      `resource "floor_volume" "v" {\n  count         = ${n}\n  name          = "v-\${count.index}"\n  size_in_mb    = 512\n  resource_name = "gpu-rental-small"\n}\n`,
   },
 ];
 
@@ -100,12 +131,14 @@ function writeMirror(
   for (const [source, exe] of Object.entries(launchers)) {
     const type = source.split("/")[1]!;
     if (!exe) continue;
-    const pkg = join(dir, "registry.opentofu.org", source, VERSION, PLATFORM);
-    mkdirSync(pkg, { recursive: true });
-    const file = join(pkg, `terraform-provider-${type}_v${VERSION}`);
-    const run = TIME ? `"${TIME}" -a -o "${providerCpu}" -f "%U %S" "${exe}"` : `"${exe}"`;
-    writeFileSync(file, `#!/bin/sh\necho >> "${starts}"\nexec ${run} "$@"\n`);
-    chmodSync(file, 0o755);
+    for (const host of REGISTRY_HOSTS) {
+      const pkg = join(dir, host, source, VERSION, PLATFORM);
+      mkdirSync(pkg, { recursive: true });
+      const file = join(pkg, `terraform-provider-${type}_v${VERSION}`);
+      const run = TIME ? `"${TIME}" -a -o "${providerCpu}" -f "%U %S" "${exe}"` : `"${exe}"`;
+      writeFileSync(file, `#!/bin/sh\necho >> "${starts}"\nexec ${run} "$@"\n`);
+      chmodSync(file, 0o755);
+    }
   }
 }
 
@@ -144,8 +177,15 @@ async function startServer(): Promise<ServerChild> {
 const OPS = { plan: ["plan"], "plan -refresh=false": ["plan", "-refresh=false"] } as const;
 type Op = keyof typeof OPS;
 
+/** One project the bench times: a provider's objects, planned by one tool. */
+interface Run {
+  tool: Tool;
+  provider: Provider;
+}
+
 async function main(): Promise<void> {
-  const t = await tofu();
+  const tools: Tool[] = [];
+  for (const command of TOOLS) tools.push(await tool(command));
   const floor = await ensureFloorProvider();
   const installed = process.argv.includes("--installed") ? arg("installed", "") : await installPackage();
   const root = mkdtempSync(join(tmpdir(), "cws-bench-tofu-"));
@@ -157,10 +197,11 @@ async function main(): Promise<void> {
     "cws/floor": floor,
     "compare/cws": COMPARE ? join(COMPARE, "node_modules", ".bin", "terraform-provider-cws") : "",
   });
-  const rc = join(root, "tofu.rc");
+  const rc = join(root, "cli.rc");
+  const patterns = REGISTRY_HOSTS.flatMap((h) => [`"${h}/cws/*"`, `"${h}/compare/*"`]).join(", ");
   writeFileSync(
     rc,
-    `provider_installation {\n  filesystem_mirror {\n    path    = "${join(root, "mirror")}"\n    include = ["registry.opentofu.org/cws/*", "registry.opentofu.org/compare/*"]\n  }\n  direct {\n    exclude = ["registry.opentofu.org/cws/*", "registry.opentofu.org/compare/*"]\n  }\n}\n`,
+    `provider_installation {\n  filesystem_mirror {\n    path    = "${join(root, "mirror")}"\n    include = [${patterns}]\n  }\n  direct {\n    exclude = [${patterns}]\n  }\n}\n`,
   );
   const env = userEnv({
     TF_CLI_CONFIG_FILE: rc,
@@ -171,53 +212,58 @@ async function main(): Promise<void> {
     CWS_ORG: "demo",
     CWS_API_TOKEN: "demo-token",
   });
-  const tf = (dir: string, args: string[]) => runProcess(t.path, [...args, "-no-color"], { cwd: dir, env });
+  const runs: Run[] = tools.flatMap((t) => PROVIDERS.map((provider) => ({ tool: t, provider })));
+  const tf = (run: Run, dir: string, args: string[]) =>
+    runProcess(run.tool.path, [...args, "-no-color"], { cwd: dir, env });
   const cpuFile = join(root, "cpu");
   /**
-   * Wall seconds of one command, its CPU seconds (tofu and the providers it started, from
+   * Wall seconds of one command, its CPU seconds (the tool and the providers it started, from
    * /usr/bin/time, when there is one: less moved by other work on the machine than wall time), and
    * the provider starts it made.
    */
-  const timed = async (dir: string, args: string[]) => {
+  const timed = async (run: Run, dir: string, args: string[]) => {
     writeFileSync(starts, "");
     writeFileSync(providerCpuFile, "");
     const t0 = performance.now();
     if (TIME) {
-      await runProcess(TIME, ["-f", "%U %S", "-o", cpuFile, t.path, ...args, "-no-color"], { cwd: dir, env });
-    } else await tf(dir, args);
+      await runProcess(TIME, ["-f", "%U %S", "-o", cpuFile, run.tool.path, ...args, "-no-color"], {
+        cwd: dir,
+        env,
+      });
+    } else await tf(run, dir, args);
     const secs = (performance.now() - t0) / 1000;
     const cpu = TIME ? cpuSeconds(cpuFile) : NaN;
     const providerCpu = TIME ? cpuSeconds(providerCpuFile) : NaN;
     return { secs, cpu, providerCpu, starts: readFileSync(starts, "utf8").length };
   };
 
-  // times[provider][op][n] = wall seconds of each run (cpus: CPU seconds); startsOf[provider][op] = starts per command.
-  const times = PROVIDERS.map(() => ({}) as Record<Op, Record<number, number[]>>);
-  const cpus = PROVIDERS.map(() => ({}) as Record<Op, Record<number, number[]>>);
-  const providerCpus = PROVIDERS.map(() => ({}) as Record<Op, Record<number, number[]>>);
-  const startsOf = PROVIDERS.map(() => ({}) as Record<Op, number>);
+  // times[run][op][n] = wall seconds of each run (cpus: CPU seconds); startsOf[run][op] = starts per command.
+  const times = runs.map(() => ({}) as Record<Op, Record<number, number[]>>);
+  const cpus = runs.map(() => ({}) as Record<Op, Record<number, number[]>>);
+  const providerCpus = runs.map(() => ({}) as Record<Op, Record<number, number[]>>);
+  const startsOf = runs.map(() => ({}) as Record<Op, number>);
   try {
     for (const n of NS) {
-      const dirs = PROVIDERS.map((p, i) => {
+      const dirs = runs.map((run, i) => {
         const dir = join(root, `n${n}-${i}`);
         mkdirSync(dir);
-        const type = p.source.split("/")[1];
+        const type = run.provider.source.split("/")[1];
         writeFileSync(
           join(dir, "main.tf"),
-          `terraform {\n  required_providers {\n    ${type} = { source = "${p.source}" }\n  }\n}\n\n${p.block(n)}`,
+          `terraform {\n  required_providers {\n    ${type} = { source = "${run.provider.source}" }\n  }\n}\n\n${run.provider.block(n, `${run.tool.command}-${i}`)}`,
         );
         return dir;
       });
-      for (const dir of dirs) {
-        await runProcess(t.path, ["init", "-input=false"], { cwd: dir, env });
-        await tf(dir, ["apply", "-auto-approve", "-input=false"]);
+      for (const [i, run] of runs.entries()) {
+        await runProcess(run.tool.path, ["init", "-input=false"], { cwd: dirs[i]!, env });
+        await tf(run, dirs[i]!, ["apply", "-auto-approve", "-input=false"]);
       }
       for (const op of Object.keys(OPS) as Op[]) {
-        for (const dir of dirs) await tf(dir, [...OPS[op]]); // warm-up
+        for (const [i, run] of runs.entries()) await tf(run, dirs[i]!, [...OPS[op]]); // warm-up
         for (let r = 0; r < REPEAT; r++) {
-          const order = r % 2 ? [...dirs.keys()].reverse() : [...dirs.keys()];
+          const order = r % 2 ? [...runs.keys()].reverse() : [...runs.keys()];
           for (const i of order) {
-            const run = await timed(dirs[i]!, [...OPS[op]]);
+            const run = await timed(runs[i]!, dirs[i]!, [...OPS[op]]);
             ((times[i]![op] ??= {})[n] ??= []).push(run.secs);
             ((cpus[i]![op] ??= {})[n] ??= []).push(run.cpu);
             ((providerCpus[i]![op] ??= {})[n] ??= []).push(run.providerCpu);
@@ -225,13 +271,18 @@ async function main(): Promise<void> {
           }
         }
       }
-      for (const dir of dirs) await tf(dir, ["destroy", "-auto-approve", "-input=false"]);
+      for (const [i, run] of runs.entries())
+        await tf(run, dirs[i]!, ["destroy", "-auto-approve", "-input=false"]);
     }
   } finally {
     server.stop();
     rmSync(root, { recursive: true, force: true });
   }
 
+  /** The medians of each N, and the seconds per further object from the smallest N to each larger one. */
+  const medians = (data: typeof times, i: number, op: Op) => NS.map((n) => median(data[i]![op][n]!));
+  const slopes = (m: number[]) => NS.slice(1).map((n, k) => (m[k + 1]! - m[0]!) / (n - NS[0]!));
+  const ms = (x: number) => `${(x * 1000).toFixed(2)} ms`;
   const table = (title: string, data: typeof times) => {
     console.log(`\n${title}\n`);
     console.log(
@@ -245,22 +296,43 @@ async function main(): Promise<void> {
         .join("|")}|`,
     );
     for (const op of Object.keys(OPS) as Op[]) {
-      for (const [i, p] of PROVIDERS.entries()) {
-        const m = NS.map((n) => median(data[i]![op][n]!));
-        const slopes = NS.slice(1).map(
-          (n, k) => `${(((m[k + 1]! - m[0]!) / (n - NS[0]!)) * 1000).toFixed(2)} ms`,
-        );
+      for (const [i, run] of runs.entries()) {
+        const m = medians(data, i, op);
         console.log(
-          `| tofu ${op} | ${p.label} | ${startsOf[i]![op]} | ${m.map((x) => `${x.toFixed(2)} s`).join(" | ")} | ${slopes.join(" | ")} |`,
+          `| ${run.tool.command} ${op} | ${run.provider.label} | ${startsOf[i]![op]} | ${m.map((x) => `${x.toFixed(2)} s`).join(" | ")} | ${slopes(m).map(ms).join(" | ")} |`,
         );
       }
     }
   };
-  const how = `median of ${REPEAT} runs each, taken in turns; ${t.version}, ${process.version}; provider as installed from the packed package`;
-  table(`tofu plan of N objects, ours beside the floor: wall time (${how})`, times);
+  /** Ours per further object against the floor's volume, the like-shaped object, per tool and command. */
+  const perObject = (title: string, data: typeof times) => {
+    if (NS.length < 2) return;
+    const last = NS[NS.length - 1]!;
+    console.log(`\n${title}, per object from N = ${NS[0]} to ${last}\n`);
+    console.log("| command | ours | floor volume | ours / floor volume | floor item |");
+    console.log("|---|---:|---:|---:|---:|");
+    for (const t of tools)
+      for (const op of Object.keys(OPS) as Op[]) {
+        const of = (label: string) => {
+          const i = runs.findIndex((r) => r.tool === t && r.provider.label === label);
+          return slopes(medians(data, i, op)).at(-1)!;
+        };
+        const [ours, vol, item] = [of(PROVIDERS[0]!.label), of(FLOOR_VOLUME), of(FLOOR_ITEM)];
+        console.log(
+          `| ${t.command} ${op} | ${ms(ours)} | ${ms(vol)} | ${(ours / vol).toFixed(1)}x | ${ms(item)} |`,
+        );
+      }
+  };
+  const how = `median of ${REPEAT} runs each, taken in turns; ${tools.map((t) => t.version).join(", ")}, ${process.version}; provider as installed from the packed package`;
+  table(`plan of N objects, ours beside the floor: wall time (${how})`, times);
   if (TIME) {
-    table(`The same commands: CPU time of tofu and the providers it started (${how})`, cpus);
+    table(`The same commands: CPU time of the tool and the providers it started (${how})`, cpus);
     table(`The same commands: CPU time of the provider processes alone (${how})`, providerCpus);
+  }
+  perObject("Ours against the floor's volume (cws_volume's schema): wall time", times);
+  if (TIME) {
+    perObject("The same: CPU time of the tool and the providers", cpus);
+    perObject("The same: CPU time of the provider processes alone", providerCpus);
   }
 }
 

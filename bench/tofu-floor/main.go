@@ -1,6 +1,9 @@
-// The floor of bench/tofu.ts: the smallest OpenTofu provider written the usual way, with
-// terraform-plugin-framework. One resource, floor_item, with a computed `id` and a required
-// `name`; every operation answers from what OpenTofu sends and calls nothing.
+// The floor of bench/tofu.ts: the smallest OpenTofu/Terraform provider written the usual way,
+// with terraform-plugin-framework. Two resources, each answering every operation from what the
+// tool sends and calling nothing:
+//   - floor_item: a computed `id` and a required `name`, the least a resource can be;
+//   - floor_volume: cws_volume's schema (the same fifteen attributes, a `timeouts` block and the
+//     identity { org, uid }), so that a per-object cost compares like with like (volume.go).
 package main
 
 import (
@@ -30,7 +33,10 @@ func (p *floorProvider) Configure(_ context.Context, _ provider.ConfigureRequest
 }
 
 func (p *floorProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return &item{} }}
+	return []func() resource.Resource{
+		func() resource.Resource { return &item{} },
+		func() resource.Resource { return &volume{} },
+	}
 }
 
 func (p *floorProvider) DataSources(_ context.Context) []func() datasource.DataSource {
