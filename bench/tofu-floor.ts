@@ -1,7 +1,8 @@
 /**
- * The floor of the OpenTofu benches: bench/tofu-floor/, the smallest provider written the usual
- * way (Go, terraform-plugin-framework; one no-op resource `floor_item` with an `id` and a
- * `name`), built with `go build` from the Go module proxy into the toolchain's cache, keyed by a
+ * The floor of the OpenTofu and Terraform benches: bench/tofu-floor/, the smallest provider
+ * written the usual way (Go, terraform-plugin-framework; two no-op resources: `floor_item` with an
+ * `id` and a `name`, and `floor_volume` with `cws_volume`'s attributes, timeouts block and
+ * identity), built with `go build` from the Go module proxy into the toolchain's cache, keyed by a
  * hash of its module's files (go.mod, go.sum, the Go sources) as tools/gen-sdk is.
  */
 import { createHash } from "node:crypto";
