@@ -139,3 +139,40 @@ export const OrgRateLimit = z.object({
   rate_limited: z.number().int(),
 });
 export type OrgRateLimit = z.infer<typeof OrgRateLimit>;
+
+/**
+ * PUT /admin/inventory/{resource_name}: how many workloads (of every org) may hold the inventory
+ * resource at once from now on, over the seed's `capacity`; `null` gives the seed's back. Units
+ * already held are kept: a capacity below them only refuses the next deploys.
+ */
+export const InventoryCapacityUpdate = z.strictObject({
+  capacity: z
+    .number()
+    .int("capacity must be an integer")
+    .min(0, "capacity must be non-negative")
+    .max(RATE_LIMIT_MAX, `capacity must be at most ${RATE_LIMIT_MAX}`)
+    .nullable(),
+});
+export type InventoryCapacityUpdate = z.infer<typeof InventoryCapacityUpdate>;
+
+/**
+ * One inventory resource as GET /admin/inventory lists it: its capacity in force (null:
+ * unlimited), where that comes from (`seed`, or `admin` when set at run time), the units held now
+ * and those left.
+ */
+export const InventoryStock = z.object({
+  name: z.string(),
+  type: z.enum(["rental", "vm", "bm", "sandbox"]),
+  display_name: z.string(),
+  /** BM: the one region whose servers make up the capacity. */
+  region: z.string().nullable(),
+  capacity: z.number().int().nullable(),
+  source: z.enum(["seed", "admin"]),
+  in_use: z.number().int(),
+  /** Units a deploy may still take (null: unlimited). */
+  free: z.number().int().nullable(),
+});
+export type InventoryStock = z.infer<typeof InventoryStock>;
+
+export const InventoryList = z.object({ items: z.array(InventoryStock) });
+export type InventoryList = z.infer<typeof InventoryList>;

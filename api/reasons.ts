@@ -97,7 +97,18 @@ export const REASONS = {
   // admin surface
   ADMIN_INVALID: 400,
   ORG_NOT_FOUND: 404,
+  INVENTORY_NOT_FOUND: 404,
 } as const;
+
+/**
+ * The deploy refusals that say the resource (or, for BM, the region) has no capacity now: another
+ * resource or region may have some, and the same one may later. A workload's fallbacks and
+ * `waitForCapacity` act on these only; every other refusal (credits, validation) stands.
+ */
+export const CAPACITY_REASONS = [
+  "WORKLOAD_NO_CAPACITY",
+  "WORKLOAD_BM_CLAIM_CONFLICT",
+] as const satisfies readonly Reason[];
 
 export type Reason = keyof typeof REASONS;
 

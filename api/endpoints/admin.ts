@@ -111,6 +111,25 @@ export const ADMIN = endpointGroup(
       responses: ok(api.OrgRateLimit),
       reasons: [...ORG_NOT_FOUND, "ADMIN_INVALID"],
     },
+    listInventory: {
+      method: "GET",
+      pattern: "/inventory",
+      summary: "Every inventory resource with its capacity, the units in use and those free",
+      responses: ok(api.InventoryList),
+      reasons: [],
+    },
+    setInventoryCapacity: {
+      method: "PUT",
+      pattern: "/inventory/:resource_name",
+      summary:
+        "Set how many workloads may hold an inventory resource at once ({ capacity }), or give the seed's back (null)",
+      description:
+        "Sells out a resource (`0`) or restocks it at run time, for every org. Units already held stay held; a deploy is refused with `WORKLOAD_NO_CAPACITY` (BM: `WORKLOAD_BM_CLAIM_CONFLICT`) while none is free. Kept in memory until an admin reset or a restart.",
+      body: api.InventoryCapacityUpdate,
+      bodyReason: "ADMIN_INVALID",
+      responses: ok(api.InventoryStock),
+      reasons: ["INVENTORY_NOT_FOUND", "ADMIN_INVALID"],
+    },
     clearRateLimit: {
       method: "DELETE",
       pattern: "/orgs/:org/rate-limit",

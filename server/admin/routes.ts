@@ -6,7 +6,7 @@ import { sandboxTemplateView, workloadTemplateView } from "../templates/views.ts
 import { volumeView } from "../volumes/views.ts";
 import { workloadOperation } from "../workloads/views.ts";
 
-/** The admin surface under /admin (its own bearer token): reset, inspection, faults, provisioning outcomes, credits, rate limits. */
+/** The admin surface under /admin (its own bearer token): reset, inspection, faults, provisioning outcomes, credits, rate limits, inventory capacity. */
 export function registerAdminRoutes(ctx: ServerContext): void {
   const { lifecycle: lc, store } = ctx;
   const svc = ctx.services.admin;
@@ -87,6 +87,15 @@ export function registerAdminRoutes(ctx: ServerContext): void {
     const o = svc.org(rc.params.org!);
     ctx.rateLimits.unset(o);
     return { status: 200, body: ctx.rateLimits.stats(o) };
+  });
+
+  // Inventory capacity (server/workloads/capacity.ts): in memory, like faults and rate limits.
+  serve(ctx, ADMIN.listInventory, () => ({ status: 200, body: { items: svc.inventory() } }));
+  serve(ctx, ADMIN.setInventoryCapacity, async (rc) => {
+    const name = rc.params.resource_name!;
+    svc.stock(name); // an unknown resource is a 404 before a bad body is a 400
+    const { capacity } = await rc.body();
+    return { status: 200, body: svc.setCapacity(name, capacity) };
   });
 
   serve(ctx, ADMIN.getCredits, (rc) => ({

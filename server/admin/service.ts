@@ -5,6 +5,7 @@ import { ApiError } from "../http/errors.ts";
 import type { Lifecycle } from "../workloads/lifecycle.ts";
 import type { Store } from "../store/store.ts";
 import { applySeed } from "../seed/apply.ts";
+import { inventoryItem } from "../seed/schema.ts";
 
 /** What the admin surface acts on: the store, the workloads' lifecycle and the injected faults. */
 export interface AdminDeps {
@@ -15,7 +16,7 @@ export interface AdminDeps {
 
 /**
  * The admin surface's operations (under /admin, its own token): reset to the seed, inspection,
- * credits. Provisioning rules are lifecycle.rules, faults ctx.faults; both are per organization
+ * credits, inventory capacity. Provisioning rules are lifecycle.rules, faults ctx.faults; both are per organization
  * of the seed (404 ORG_NOT_FOUND otherwise).
  */
 export class AdminService {
@@ -32,11 +33,15 @@ export class AdminService {
     return slug;
   }
 
-  /** Back to the seed: runtimes (sandboxes, timers, rules) stopped, every record and fault dropped. */
+  /**
+   * Back to the seed: runtimes (sandboxes, timers, rules) stopped, every record and fault dropped,
+   * inventory capacities set at run time forgotten.
+   */
   async reset(): Promise<void> {
     const seed = this.d.store.seed;
     await this.d.lc.hooks.onReset?.();
     this.d.lc.resetRuntime();
+    this.d.lc.capacity.resetCapacities();
     this.d.store.wipe();
     applySeed(this.d.store, seed, this.d.lc.now());
     this.d.faults.clear();
@@ -53,6 +58,23 @@ export class AdminService {
       workloadTemplates: store.templates.list(org),
       sandboxTemplates: store.sandboxTemplates.list(org).filter((t) => t.kind === "USER"),
     };
+  }
+
+  /** Every inventory resource with its capacity in force and the units held (all orgs). */
+  inventory() {
+    return this.d.lc.capacity.inventory();
+  }
+
+  /** One inventory resource's capacity and units held; 404 INVENTORY_NOT_FOUND for an unknown name. */
+  stock(resourceName: string) {
+    const item = inventoryItem(this.d.store.seed, resourceName);
+    if (!item) throw new ApiError("INVENTORY_NOT_FOUND", `${resourceName} is not an inventory resource`);
+    return this.d.lc.capacity.stock(item);
+  }
+
+  /** Sets an inventory resource's capacity at run time (null: the seed's again). */
+  setCapacity(resourceName: string, capacity: number | null) {
+    return this.d.lc.capacity.setCapacity(resourceName, capacity);
   }
 
   credits(org: string): number {

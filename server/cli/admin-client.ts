@@ -20,12 +20,21 @@ export function adminTarget(url: string | undefined, token: string | undefined):
 /** An error the CLI reports as one line (exit status 1). */
 export class CliError extends Error {}
 
-export async function adminCall<T>(target: AdminTarget, method: string, path: string): Promise<T> {
+export async function adminCall<T>(
+  target: AdminTarget,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   let res: Response;
   try {
     res = await fetch(`${target.url}/admin${path}`, {
       method,
-      headers: { authorization: `Bearer ${target.token}` },
+      headers: {
+        authorization: `Bearer ${target.token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(30_000),
     });
   } catch (e) {

@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type {
+  InventoryList,
+  InventoryStock,
   SandboxTemplate,
   SshKey,
   Volume,
@@ -10,7 +12,7 @@ import type {
 import { DEFAULT_SEED } from "../seed/data.ts";
 import { loadSeedFile, type Seed } from "../seed/schema.ts";
 import { Store } from "../store/store.ts";
-import { adminCall, type AdminTarget } from "./admin-client.ts";
+import { adminCall, CliError, type AdminTarget } from "./admin-client.ts";
 import { formatTable, type Column } from "./table.ts";
 
 type Out = (text: string) => void;
@@ -133,6 +135,54 @@ export async function resources(
         { title: "DETAIL", value: (r) => r.detail },
       ],
       all,
+    ),
+  );
+}
+
+/** `--set NAME=N` (N workloads at once) or `--set NAME=seed` (the seed's capacity again). */
+export function parseCapacity(text: string): { name: string; capacity: number | null } {
+  const m = /^([^=\s]+)=(\d+|seed)$/.exec(text);
+  if (!m) throw new CliError(`--set must be RESOURCE=N (N an integer >= 0) or RESOURCE=seed (got '${text}')`);
+  return { name: m[1]!, capacity: m[2] === "seed" ? null : Number(m[2]) };
+}
+
+/**
+ * `cws inventory [--set RESOURCE=N]...`: sets the capacities asked for (selling a resource out
+ * with 0, restocking it), then lists every inventory resource with its capacity, the units in use
+ * (all orgs) and those free.
+ */
+export async function inventory(
+  target: AdminTarget,
+  sets: readonly string[],
+  json: boolean,
+  out: Out,
+): Promise<void> {
+  for (const { name, capacity } of sets.map(parseCapacity))
+    await adminCall<InventoryStock>(target, "PUT", `/inventory/${encodeURIComponent(name)}`, { capacity });
+  const { items } = await adminCall<InventoryList>(target, "GET", "/inventory");
+  if (json) {
+    out(`${JSON.stringify(items, null, 2)}\n`);
+    return;
+  }
+  out(
+    formatTable(
+      [
+        { title: "RESOURCE", value: (i: InventoryStock) => i.name },
+        { title: "TYPE", value: (i) => i.type },
+        { title: "REGION", value: (i) => i.region ?? "any" },
+        { title: "IN USE", value: (i) => String(i.in_use), right: true },
+        {
+          title: "CAPACITY",
+          value: (i) => `${i.capacity ?? "unlimited"}${i.source === "admin" ? " (admin)" : ""}`,
+          right: true,
+        },
+        {
+          title: "FREE",
+          value: (i) => (i.free === null ? "-" : i.free === 0 ? "sold out" : String(i.free)),
+          right: true,
+        },
+      ],
+      items,
     ),
   );
 }

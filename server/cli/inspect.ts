@@ -1,18 +1,20 @@
 import { adminTarget, CliError } from "./admin-client.ts";
 import { parseFlags } from "../../cli/flags.ts";
-import { printSeed, reset, resources } from "./commands.ts";
+import { inventory, printSeed, reset, resources } from "./commands.ts";
 
-export const INSPECT_COMMANDS = ["resources", "reset", "seed"] as const;
+export const INSPECT_COMMANDS = ["resources", "reset", "seed", "inventory"] as const;
 export type InspectCommand = (typeof INSPECT_COMMANDS)[number];
 
 const FLAGS: Record<InspectCommand, string[]> = {
   resources: ["url", "admin-token", "org", "json"],
   reset: ["url", "admin-token", "json"],
   seed: ["print", "data-dir", "seed", "json"],
+  inventory: ["url", "admin-token", "set", "json"],
 };
 
 /**
- * `cws resources | reset | seed --print`: reads or resets a running server (or prints the seed)
+ * `cws resources | reset | inventory | seed --print`: reads, resets or restocks a running server
+ * (or prints the seed)
  * and answers the exit status: 0, 1 when the server cannot be reached or refuses, 2 for bad usage.
  */
 export async function inspect(
@@ -33,6 +35,7 @@ export async function inspect(
     print: { type: "boolean" },
     "data-dir": { type: "string" },
     seed: { type: "string" },
+    set: { type: "string", multiple: true },
   });
   if (parsed.error !== undefined) return usage(parsed.error);
   const { values } = parsed;
@@ -50,6 +53,7 @@ export async function inspect(
     } else {
       const target = adminTarget(values.url, values["admin-token"]);
       if (command === "reset") await reset(target, json, io.out);
+      else if (command === "inventory") await inventory(target, values.set ?? [], json, io.out);
       else await resources(target, values.org, json, io.out);
     }
     return 0;

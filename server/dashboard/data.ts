@@ -5,7 +5,10 @@ import { sandboxTemplateView, workloadTemplateView } from "../templates/views.ts
 import { volumeView } from "../volumes/views.ts";
 import { workloadOperation } from "../workloads/views.ts";
 
-/** What the dashboard shows of one org: everything alive, as the API's own views render it. */
+/**
+ * What the dashboard shows of one org: everything alive, as the API's own views render it, and
+ * the inventory every org deploys on (capacity and units in use, all orgs together).
+ */
 export function orgOverview(ctx: ServerContext, org: string) {
   const { store } = ctx;
   const all = store.workloads.list(org);
@@ -14,6 +17,7 @@ export function orgOverview(ctx: ServerContext, org: string) {
     org,
     credits: ctx.services.admin.credits(org),
     rate_limit: ctx.rateLimits.stats(org),
+    inventory: ctx.services.admin.inventory(),
     workloads: live.filter((w) => w.type !== "SANDBOX"),
     sandboxes: live.filter((w) => w.type === "SANDBOX"),
     deleted_workloads: all.length - live.length,

@@ -141,6 +141,7 @@ function renderOverview(o) {
   count("count-keys", o.ssh_keys.length);
   count("count-templates", o.templates.length);
   count("count-sandbox-templates", o.sandbox_templates.length);
+  count("count-inventory", o.inventory.length);
   const select = (w) => {
     state.selected = state.selected === w.uid ? null : w.uid;
     lastOverview = "";
@@ -227,6 +228,33 @@ function renderOverview(o) {
         { title: "Image", cls: "mono", cell: (t) => String(t.manifest.image ?? "—") },
       ],
       o.templates,
+    ),
+  );
+  $("inventory").replaceChildren(
+    table(
+      [
+        {
+          title: "Resource",
+          cell: (i) => [h("strong", {}, i.name), h("div", { class: "muted small" }, i.display_name)],
+        },
+        { title: "Type", cell: (i) => h("span", { class: "type" }, i.type) },
+        { title: "Region", cell: (i) => i.region || "any" },
+        { title: "In use", num: true, cell: (i) => String(i.in_use) },
+        {
+          title: "Capacity",
+          num: true,
+          cell: (i) => [
+            i.capacity === null ? "unlimited" : String(i.capacity),
+            i.source === "admin" ? h("div", { class: "muted small" }, "set by admin") : null,
+          ],
+        },
+        {
+          title: "Free",
+          num: true,
+          cell: (i) => (i.free === null ? "—" : i.free === 0 ? badge("sold-out") : String(i.free)),
+        },
+      ],
+      o.inventory,
     ),
   );
   $("sandbox-templates").replaceChildren(
