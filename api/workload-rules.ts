@@ -21,6 +21,16 @@ export function nameViolation(type: WorkloadType, name: string): Violation | und
   return { field: "name", reason: "WORKLOAD_NAME_INVALID", message: `name must be ${rule.words}` };
 }
 
+/** A region named at `field` that is not a lowercase slug of at most 32 characters (spec 7). */
+export function regionViolation(field: string, region: string): Violation | undefined {
+  if (region.length <= LIMITS.regionSlugMax && SLUG.test(region)) return undefined;
+  return {
+    field,
+    reason: "WORKLOAD_BM_REGION_INVALID",
+    message: `${field} must be a lowercase slug of at most ${LIMITS.regionSlugMax} characters`,
+  };
+}
+
 export function portViolations(type: WorkloadType, ports: readonly Port[]): Violation[] {
   const out: Violation[] = [];
   let direct = 0;
@@ -119,12 +129,9 @@ export function workloadRuleViolations(body: WorkloadCreate): Violation[] {
         reason: "WORKLOAD_BM_REGION_REQUIRED",
         message: "region is required for BM workloads",
       });
-    } else if (body.region.length > LIMITS.regionSlugMax || !SLUG.test(body.region)) {
-      out.push({
-        field: "region",
-        reason: "WORKLOAD_BM_REGION_INVALID",
-        message: `region must be a lowercase slug of at most ${LIMITS.regionSlugMax} characters`,
-      });
+    } else {
+      const v = regionViolation("region", body.region);
+      if (v) out.push(v);
     }
     if (!body.ssh_keys || body.ssh_keys.length === 0) {
       out.push({

@@ -160,6 +160,11 @@ export interface RetryBudget {
 
 const budgets = new AsyncLocalStorage<RetryBudget>();
 
+/** The retry budget the calling code runs under, if any. */
+export function currentRetryBudget(): RetryBudget | undefined {
+  return budgets.getStore();
+}
+
 /** Runs `fn` with every request it makes (directly or through awaited calls) under `budget`. */
 export function withRetryBudget<T>(budget: RetryBudget, fn: () => Promise<T>): Promise<T> {
   return budgets.run(budget, fn);

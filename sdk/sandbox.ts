@@ -26,6 +26,8 @@ export interface SandboxArgs {
   frozen?: pulumi.Input<boolean>;
   /** How long create and update wait for running, in seconds (default 600); customTimeouts take precedence. */
   readyTimeoutSec?: pulumi.Input<number>;
+  /** How long a create waits for capacity when the service has none, a duration such as "10m" (the form customTimeouts take); a deploy the service answers 503 for (no sandbox capacity) is tried again, with backoff, until it passes; default: until the create's timeout. Never past the create's timeout (customTimeouts, else readyTimeoutSec). */
+  waitForCapacity?: pulumi.Input<string>;
   /** UID of an object that already exists on the service. Create takes it under management instead of making a new one: fields that only change by replacement must match, the others are updated to the program's values. */
   adoptUid?: pulumi.Input<string>;
 }
@@ -44,6 +46,7 @@ export const SANDBOX = {
     "idleTimeoutSec",
     "frozen",
     "readyTimeoutSec",
+    "waitForCapacity",
     "adoptUid",
     "uid",
     "status",
@@ -113,6 +116,8 @@ export class Sandbox extends CwsResource {
   declare readonly frozen: pulumi.Output<boolean | undefined>;
   /** How long create and update wait for running, in seconds (default 600); customTimeouts take precedence. */
   declare readonly readyTimeoutSec: pulumi.Output<number | undefined>;
+  /** How long a create waits for capacity when the service has none, a duration such as "10m" (the form customTimeouts take); a deploy the service answers 503 for (no sandbox capacity) is tried again, with backoff, until it passes; default: until the create's timeout. Never past the create's timeout (customTimeouts, else readyTimeoutSec). */
+  declare readonly waitForCapacity: pulumi.Output<string | undefined>;
   /** UID of an object that already exists on the service. Create takes it under management instead of making a new one: fields that only change by replacement must match, the others are updated to the program's values. */
   declare readonly adoptUid: pulumi.Output<string | undefined>;
 

@@ -17,9 +17,9 @@ export interface WorkloadArgs {
   name?: pulumi.Input<string>;
   /** RENTAL: a container image; VM and BM: an image name (getVmImages, getBmImages). Changing it redeploys a deployed workload. */
   image: pulumi.Input<string>;
-  /** The inventory resource, e.g. gpu-rental-small, vm-standard or bm-h100-8x. Replaces on change. Python: `resource_name_`. */
+  /** The inventory resource, e.g. gpu-rental-small, vm-standard or bm-h100-8x; the first choice when fallbackResourceNames are given (a change that keeps the workload's resource among them is in place). Replaces on change. Python: `resource_name_`. */
   resourceName: pulumi.Input<string>;
-  /** An active region (getRegions); required for BM. Workload types: BM. Replaces on change. */
+  /** An active region (getRegions); required for BM; the first choice when fallbackRegions are given (a change that keeps the workload's region among them is in place). Workload types: BM. Replaces on change. */
   region?: pulumi.Input<string>;
   /** An ACTIVE reservation. Workload types: VM, BM. Replaces on change. */
   reservationUid?: pulumi.Input<string>;
@@ -51,6 +51,12 @@ export interface WorkloadArgs {
   suspended?: pulumi.Input<boolean>;
   /** How long create and update wait for running, in seconds (default 600); customTimeouts take precedence. */
   readyTimeoutSec?: pulumi.Input<number>;
+  /** Inventory resources of the same type acceptable after resourceName, in order of preference: when the service has no capacity for one, create registers the workload again on the next (docs/capacity.md). A change of the list is applied in place while the workload's resource stays in it. */
+  fallbackResourceNames?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Regions acceptable after region, in order of preference, tried for each resource in turn when a region has no bare-metal capacity. Workload types: BM. */
+  fallbackRegions?: pulumi.Input<pulumi.Input<string>[]>;
+  /** How long a create waits for capacity when the service has none, a duration such as "10m" (the form customTimeouts take); when every candidate is refused for capacity, create tries them again, with backoff, until it passes; default: it fails at once. Never past the create's timeout (customTimeouts, else readyTimeoutSec). */
+  waitForCapacity?: pulumi.Input<string>;
   /** UID of an object that already exists on the service. Create takes it under management instead of making a new one: fields that only change by replacement must match, the others are updated to the program's values. */
   adoptUid?: pulumi.Input<string>;
 }
@@ -78,12 +84,17 @@ export const WORKLOAD = {
     "deploy",
     "suspended",
     "readyTimeoutSec",
+    "fallbackResourceNames",
+    "fallbackRegions",
+    "waitForCapacity",
     "adoptUid",
     "uid",
     "status",
     "statusMessage",
     "urls",
     "sshPort",
+    "placedResourceName",
+    "placedRegion",
     "publicIp",
     "readyReplicas",
     "totalReplicas",
@@ -110,6 +121,10 @@ export class Workload extends CwsResource {
   declare readonly urls: pulumi.Output<{ port: number; url: string }[]>;
   /** The SSH port. */
   declare readonly sshPort: pulumi.Output<number>;
+  /** The inventory resource the workload runs on: resourceName, or the fallback a create took when the service had no capacity for those before it. */
+  declare readonly placedResourceName: pulumi.Output<string>;
+  /** BM: the region the workload runs in: region, or the fallback region a create took. */
+  declare readonly placedRegion: pulumi.Output<string>;
   /** VM and BM: the public IP. */
   declare readonly publicIp: pulumi.Output<string>;
   /** Replicas running. */
@@ -141,9 +156,9 @@ export class Workload extends CwsResource {
   declare readonly name: pulumi.Output<string | undefined>;
   /** RENTAL: a container image; VM and BM: an image name (getVmImages, getBmImages). */
   declare readonly image: pulumi.Output<string>;
-  /** The inventory resource, e.g. gpu-rental-small, vm-standard or bm-h100-8x. */
+  /** The inventory resource, e.g. gpu-rental-small, vm-standard or bm-h100-8x; the first choice when fallbackResourceNames are given (a change that keeps the workload's resource among them is in place). */
   declare readonly resourceName: pulumi.Output<string>;
-  /** An active region (getRegions); required for BM. Workload types: BM. */
+  /** An active region (getRegions); required for BM; the first choice when fallbackRegions are given (a change that keeps the workload's region among them is in place). Workload types: BM. */
   declare readonly region: pulumi.Output<string | undefined>;
   /** An ACTIVE reservation. Workload types: VM, BM. */
   declare readonly reservationUid: pulumi.Output<string | undefined>;
@@ -181,6 +196,12 @@ export class Workload extends CwsResource {
   declare readonly suspended: pulumi.Output<boolean | undefined>;
   /** How long create and update wait for running, in seconds (default 600); customTimeouts take precedence. */
   declare readonly readyTimeoutSec: pulumi.Output<number | undefined>;
+  /** Inventory resources of the same type acceptable after resourceName, in order of preference: when the service has no capacity for one, create registers the workload again on the next (docs/capacity.md). A change of the list is applied in place while the workload's resource stays in it. */
+  declare readonly fallbackResourceNames: pulumi.Output<string[] | undefined>;
+  /** Regions acceptable after region, in order of preference, tried for each resource in turn when a region has no bare-metal capacity. Workload types: BM. */
+  declare readonly fallbackRegions: pulumi.Output<string[] | undefined>;
+  /** How long a create waits for capacity when the service has none, a duration such as "10m" (the form customTimeouts take); when every candidate is refused for capacity, create tries them again, with backoff, until it passes; default: it fails at once. Never past the create's timeout (customTimeouts, else readyTimeoutSec). */
+  declare readonly waitForCapacity: pulumi.Output<string | undefined>;
   /** UID of an object that already exists on the service. Create takes it under management instead of making a new one: fields that only change by replacement must match, the others are updated to the program's values. */
   declare readonly adoptUid: pulumi.Output<string | undefined>;
 

@@ -65,6 +65,11 @@ export interface Definition {
   validate?(olds: Props, news: Props): CheckFailure[];
   /** Whether a `redeploy` change redeploys now (false: the object is not deployed, a plain update). */
   redeploys?(olds: Props): boolean;
+  /**
+   * Inputs that list where the object may run (an inventory resource and its fallbacks): a change
+   * of them is applied in place while where it runs now stays acceptable, and replaces it otherwise.
+   */
+  placement?: Placement;
   /** Whether a replacement must delete the old object first. */
   deleteBeforeReplace?(olds: Props, news: Props): boolean;
   /**
@@ -87,6 +92,18 @@ export interface Definition {
   notes?: string;
   /** An example of inputs for the reference page, in every language. */
   example: Props;
+}
+
+/** How the inputs that list an object's acceptable placements change (Definition.placement). */
+export interface Placement {
+  /** The inputs that say where the object may run; any of them may be replace-only on the service. */
+  inputs: readonly string[];
+  /**
+   * Why the object, as its last outputs `olds` place it, cannot stay under the new inputs `news`;
+   * false when it can (its placement is still a candidate); undefined while a value is not known
+   * yet (each input's own change kind applies).
+   */
+  moves(olds: Props, news: Props): string | false | undefined;
 }
 
 /** The adoption input every adoptable resource has (lifecycle.ts handles it). */
@@ -168,6 +185,19 @@ export function readyTimeout(what: string, defaultSec: number): InputDef {
     description: `How long create and update wait for ${what}, in seconds (default ${defaultSec}); customTimeouts take precedence.`,
     change: "update",
     default: defaultSec,
+    role: "provider",
+  };
+}
+
+/**
+ * How long a create waits for capacity (`waitForCapacity`), a duration (`how`: what it does with
+ * the wait). Changing it changes nothing on the service.
+ */
+export function waitForCapacity(how: string): InputDef {
+  return {
+    type: z.string(),
+    description: `How long a create waits for capacity when the service has none, a duration such as "10m" (the form customTimeouts take); ${how} Never past the create's timeout (customTimeouts, else readyTimeoutSec).`,
+    change: "update",
     role: "provider",
   };
 }

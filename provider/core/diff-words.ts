@@ -9,8 +9,8 @@ const changes = (keys: string[]) => `${keys.join(", ")} change${keys.length === 
 
 /**
  * What the change does, in words, for the resource's line: that the object is broken and up
- * repairs it, which changes make the service redeploy (restart) it, and which are applied in
- * place without one. Of the changes nothing when it is replaced, or when the diff is not one up
+ * repairs it, why it is replaced when its properties alone do not say, which changes make the
+ * service redeploy (restart) it, and which are applied in place without one. Of the changes nothing when it is replaced, or when the diff is not one up
  * plans (`planned` false: a refresh's).
  */
 export function diffWords(
@@ -29,7 +29,10 @@ export function diffWords(
         ? `${what} is in ${String(status)} on the service: up redeploys it to repair it`
         : `${what} is ${String(status)} on the service, not deployed: up deploys it`,
     );
-  if (!planned || !keys.length || d.replaces.length) return words;
+  if (!planned || !keys.length) return words;
+  // Why, where the changed properties alone do not say it (a placement no longer a candidate).
+  words.push(...(d.reasons ?? []).map((r) => `${what}: ${r}`));
+  if (d.replaces.length) return words;
   const redeploys = keys.filter((k) => d.detail[k] === "redeploy");
   const inPlace = keys.filter((k) => d.detail[k] === "update");
   if (redeploys.length) words.push(`${changes(redeploys)}: the service redeploys ${what} (restart)`);

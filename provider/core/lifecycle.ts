@@ -9,6 +9,7 @@ import { autoNamedOf, isAdoptable, renamesOf, requiredOf, rulesOf, type Definiti
 import { chooseName } from "./naming.ts";
 import { withBudget } from "./timeouts.ts";
 import {
+  MadeButFailedError,
   PartialStateError,
   type ChangeKind,
   type CheckFailure,
@@ -28,7 +29,10 @@ export interface Controller<R extends object> {
   inputsOf(record: R, olds: Props): Props;
   /** Why `record` cannot be adopted as this resource, if it cannot (a SANDBOX is no Workload). */
   refuseAdoption?(record: R): string | undefined;
-  /** Creates the object at most once (createOnce) and returns its uid. */
+  /**
+   * Creates the object at most once (createOnce) and returns its uid. A create that made the
+   * object and then failed throws MadeButFailedError: the object is kept as partial state.
+   */
   create(ctx: Context, inputs: Props): Promise<string>;
   /** Sends the changes in `detail` (the diff of `have` and `want`). */
   update(
@@ -151,8 +155,23 @@ export function resource<R extends object>(def: Definition, ctl: Controller<R>):
     return uid;
   }
 
+  /**
+   * A change of the placement inputs is applied in place while the object's placement stays a
+   * candidate, and replaces it, saying why, when it does not.
+   */
+  function placeChanges(d: DiffResult, olds: Props, news: Props): void {
+    const changed = def.placement?.inputs.filter((k) => k in d.detail) ?? [];
+    if (!changed.length) return;
+    const why = def.placement!.moves(olds, news);
+    if (why === undefined) return;
+    for (const k of changed) d.detail[k] = why ? "replace" : "update";
+    if (why) d.reasons = [...(d.reasons ?? []), why];
+    d.replaces = Object.keys(d.detail).filter((k) => d.detail[k] === "replace");
+  }
+
   function diff(id: string, olds: Props, news: Props): DiffResult {
     const d = diffFields(rulesFor(olds), olds, news);
+    placeChanges(d, olds, news);
     if (isAdoptable(def)) refuseSelfAdoption(what, id, news, d.replaces);
     // Broken is drift: an object the service reports broken (refresh read it so) is repaired by
     // a redeploy, which preview shows as a change of its status.
@@ -196,13 +215,21 @@ export function resource<R extends object>(def: Definition, ctl: Controller<R>):
 
     async create(ctx, inputs) {
       const adoptUid = inputs.adoptUid as string | undefined;
-      const id = adoptUid ? await adoptable(ctx, adoptUid, inputs) : await ctl.create(ctx, inputs);
+      let id: string;
+      let failure: MadeButFailedError | undefined;
+      try {
+        id = adoptUid ? await adoptable(ctx, adoptUid, inputs) : await ctl.create(ctx, inputs);
+      } catch (e) {
+        if (!(e instanceof MadeButFailedError)) throw e;
+        [id, failure] = [e.id, e];
+      }
       const outputs = await settle(
         ctx,
         id,
         inputs,
         `${what} ${id} ${def.notReady ?? "was created but did not come up"}`,
         async () => {
+          if (failure) throw failure.cause;
           await ctl.converge?.(ctx, id, inputs, {});
           if (adoptUid || ctl.alignAfterCreate) await align(ctx, id, inputs);
         },

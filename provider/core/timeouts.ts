@@ -3,7 +3,9 @@
  * else the resource's `readyTimeoutSec` input (default 600 s). Waits and retries stop there.
  */
 import { withRetryBudget } from "../../client/retry.ts";
-import type { Context, Props, ResourceModule } from "./types.ts";
+import { durationMs } from "../../sdk/duration.ts";
+import type { CheckFailure, Context, Props, ResourceModule } from "./types.ts";
+import { UNKNOWN } from "./unknowns.ts";
 
 export const DEFAULT_READY_TIMEOUT_SEC = 600;
 
@@ -11,6 +13,25 @@ export const DEFAULT_READY_TIMEOUT_SEC = 600;
 export function readyTimeoutMs(ctx: Pick<Context, "timeoutMs">, inputs: Props): number {
   if (ctx.timeoutMs !== undefined && ctx.timeoutMs > 0) return ctx.timeoutMs;
   return ((inputs.readyTimeoutSec as number | undefined) ?? DEFAULT_READY_TIMEOUT_SEC) * 1000;
+}
+
+/** What a duration input is, in words: the form customTimeouts take (Go's syntax). */
+export const DURATION_WORDS = 'a duration such as "30s", "10m" or "1h30m"';
+
+/** Why a duration input (`waitForCapacity`) is not one; nothing while it is unset or unknown. */
+export function durationFailure(property: string, value: unknown): CheckFailure | undefined {
+  if (value === undefined || value === UNKNOWN) return undefined;
+  if (typeof value === "string" && durationMs(value) !== undefined) return undefined;
+  return { property, reason: `${property} must be ${DURATION_WORDS} (got ${JSON.stringify(value)})` };
+}
+
+/**
+ * How long a create may wait for capacity the service has none of now: the `waitForCapacity`
+ * duration, never past the operation's own timeout; undefined when it is unset.
+ */
+export function capacityWaitMs(ctx: Pick<Context, "timeoutMs">, inputs: Props): number | undefined {
+  const wait = typeof inputs.waitForCapacity === "string" ? durationMs(inputs.waitForCapacity) : undefined;
+  return wait === undefined ? undefined : Math.min(wait, readyTimeoutMs(ctx, inputs));
 }
 
 /** Options for a waiter under the operation's timeout and cancellation. */

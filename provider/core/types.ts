@@ -50,12 +50,29 @@ export interface DiffResult {
   deleteBeforeReplace: boolean;
   /** Every changed property and how it is applied. */
   detail: Record<string, ChangeKind>;
+  /**
+   * Why, in words, where the properties alone do not say it (a replacement because the object's
+   * placement is no longer among its candidates): said on the resource's line at preview and plan.
+   */
+  reasons?: string[];
 }
 
 export interface Context {
   client: CwsClient;
   /** Progress lines for the user (never secrets). */
   log(message: string): void;
+  /**
+   * What a long wait is doing now (never secrets): the engine's status line of the resource in
+   * Pulumi (a message that is replaced by the next and not kept), a log line in OpenTofu. Unset:
+   * said through `log`.
+   */
+  status?(message: string): void;
+  /**
+   * What the user should read after the run (never secrets), such as the fallback a create took and
+   * why: on the resource's line in Pulumi, a warning of the apply in OpenTofu. Unset: said through
+   * `log`.
+   */
+  notice?(message: string): void;
   /**
    * The program's customTimeouts for this operation, in ms. When set it replaces the
    * `readyTimeoutSec` default for waits and bounds retry waiting. The native plugin has it from
@@ -86,6 +103,31 @@ export interface ResourceModule {
   read(ctx: Context, id: string, olds: Props): Promise<ReadResult | undefined>;
   update(ctx: Context, id: string, olds: Props, news: Props): Promise<Props>;
   delete(ctx: Context, id: string, olds: Props): Promise<void>;
+}
+
+/**
+ * A create that made its object (`id`) and then failed (`cause`) before the object reached the
+ * wanted state: the lifecycle keeps the object, as a partially created resource (PartialStateError).
+ */
+export class MadeButFailedError extends Error {
+  readonly id: string;
+  constructor(id: string, cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = "MadeButFailedError";
+    this.id = id;
+  }
+}
+
+/** Says a wait's progress on the status line (Context.status), else as a progress line. */
+export function sayStatus(ctx: Context, message: string): void {
+  if (ctx.status) ctx.status(message);
+  else ctx.log(message);
+}
+
+/** Says what the user should read after the run (Context.notice), else as a progress line. */
+export function sayNotice(ctx: Context, message: string): void {
+  if (ctx.notice) ctx.notice(message);
+  else ctx.log(message);
 }
 
 /**

@@ -52,10 +52,21 @@ const URN = "__urn";
 const TIMEOUTS = "__timeouts";
 type Operation = "create" | "update" | "delete";
 
-/** Runs `work` with the context of one operation: the program's timeout for it, if it set one. */
+/**
+ * Runs `work` with the context of one operation: the program's timeout for it, if it set one, and
+ * the resource's line (its status line for a wait's progress), whose URN the class hands over.
+ */
 function withContext<T>(props: Props, op: Operation, work: (ctx: Context) => Promise<T>): Promise<T> {
   const ms = (props[TIMEOUTS] as Partial<Record<Operation, number>> | undefined)?.[op];
-  return session.run(progress, ms, work);
+  const urn = props[URN];
+  if (typeof urn !== "string") return session.run(progress, ms, work);
+  // The engine's answer to each message is awaited before the operation answers.
+  const said: Promise<void>[] = [];
+  const say: Pick<Context, "status" | "notice"> = {
+    status: (m) => void said.push(engine.log(urn, m, "info", true)),
+    notice: (m) => void said.push(engine.log(urn, m, "info")),
+  };
+  return session.run(progress, ms, work, say).finally(() => Promise.all(said));
 }
 
 /** Properties for the engine: the state version, and the timeouts `from` carried. */
@@ -108,7 +119,8 @@ export async function diff(type: string, id: string, olds: Props, news: Props) {
   const urn = news[URN];
   if (typeof urn === "string")
     for (const words of planned.words(urn, type, d, after.name ?? before.name, before.status))
-      if (words.includes("redeploys")) await engine.log(urn, words, "warning");
+      if (words.includes("redeploys") || d.reasons?.some((r) => words.endsWith(r)))
+        await engine.log(urn, words, "warning");
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }
 

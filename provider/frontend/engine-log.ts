@@ -12,7 +12,11 @@ import type EnginePb from "@pulumi/pulumi/proto/engine_pb.js";
 export type Severity = "debug" | "info" | "warning" | "error";
 
 export interface EngineLog {
-  log(urn: string, message: string, severity?: Severity): Promise<void>;
+  /**
+   * `ephemeral`: a status message, shown on the resource's line of the engine's progress display
+   * until the next replaces it, and not kept among the run's diagnostics.
+   */
+  log(urn: string, message: string, severity?: Severity, ephemeral?: boolean): Promise<void>;
   close(): void;
 }
 
@@ -53,7 +57,7 @@ export function engineLog(
     return { stubs, client };
   };
   return {
-    log(urn, message, severity = "info") {
+    log(urn, message, severity = "info", ephemeral = false) {
       engine ??= connect();
       return engine.then(
         ({ stubs: { messages }, client }) => {
@@ -61,6 +65,7 @@ export function engineLog(
           req.setSeverity(messages.LogSeverity[SEVERITY[severity]]);
           req.setMessage(message);
           req.setUrn(urn);
+          req.setEphemeral(ephemeral);
           return new Promise<void>((resolve) => client.log(req, () => resolve()));
         },
         () => toStderr(urn, message),

@@ -54,18 +54,28 @@ export class Session {
     return this.#client;
   }
 
-  /** Runs `work` with the client, `log`, `timeoutMs` (none when 0 or unset) and a signal `cancel` aborts. */
+  /**
+   * Runs `work` with the client, `log` (and `say`'s status line and notices, when the front end
+   * has them), `timeoutMs` (none when 0 or unset) and a signal `cancel` aborts.
+   */
   async run<T>(
     log: (message: string) => void,
     timeoutMs: number | undefined,
     work: (ctx: Context) => Promise<T>,
+    say: Pick<Context, "status" | "notice"> = {},
   ): Promise<T> {
     const controller = new AbortController();
     this.#running.add(controller);
     try {
       const client = await this.client();
       controller.signal.throwIfAborted(); // cancelled while the client loaded
-      return await work({ client, log, signal: controller.signal, ...(timeoutMs ? { timeoutMs } : {}) });
+      return await work({
+        client,
+        log,
+        ...say,
+        signal: controller.signal,
+        ...(timeoutMs ? { timeoutMs } : {}),
+      });
     } finally {
       this.#running.delete(controller);
     }

@@ -77,10 +77,17 @@ export class CwsPlugin {
     this.#opts = opts;
   }
 
-  /** Runs `work` with a module context: the client, the call's timeout and Cancel, and the resource's line. */
+  /**
+   * Runs `work` with a module context: the client, the call's timeout and Cancel, and the resource's
+   * line (its status line for a wait's progress).
+   */
   #withContext<T>(urn: string, timeoutSec: number, work: (ctx: Context) => Promise<T>): Promise<T> {
-    const log = (message: string) => void this.#opts.log.log(urn, message);
-    return this.#session.run(log, timeoutSec > 0 ? timeoutSec * 1000 : undefined, work);
+    const engine = this.#opts.log;
+    const log = (message: string) => void engine.log(urn, message);
+    return this.#session.run(log, timeoutSec > 0 ? timeoutSec * 1000 : undefined, work, {
+      status: (message) => void engine.log(urn, message, "info", true),
+      notice: log,
+    });
   }
 
   // --- plugin ---------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import { cachedImport } from "../frontend/compile-cache.ts";
 import { Session } from "../frontend/session.ts";
 import { RESOURCES } from "../registry.ts";
 import { FUNCTIONS, checkFunctionArgs } from "../resources/functions/controller.ts";
-import { errorDiag, hclPath, hclWords, messageOf, type Diagnostic } from "./diagnostics.ts";
+import { errorDiag, hclPath, hclWords, messageOf, warningDiag, type Diagnostic } from "./diagnostics.ts";
 import {
   identityData,
   identityOf,
@@ -99,12 +99,25 @@ export class TofuProvider {
     );
   }
 
+  /**
+   * Runs `work` with the client, the call's timeout and a log of its own (progress and a wait's
+   * status are log lines); what the user should read after the run goes to `notices`, which the
+   * apply answers as warnings.
+   */
   #withContext<T>(
     label: string,
     timeout: number | undefined,
     work: (ctx: Context) => Promise<T>,
+    notices?: string[],
   ): Promise<T> {
-    return this.#session.run((message) => this.#log(`[INFO] ${label}: ${message}`), timeout, work);
+    const log = (message: string) => this.#log(`[INFO] ${label}: ${message}`);
+    return this.#session.run(log, timeout, work, {
+      status: log,
+      notice: (message) => {
+        log(message);
+        notices?.push(hclWords(message, this.#names));
+      },
+    });
   }
 
   // --- provider ----------------------------------------------------------------------------------
@@ -268,15 +281,19 @@ export class TofuProvider {
     const news = m.check(olds, toCore(r.attributes.filter(isInput), withSecrets(r, planned, config))).inputs;
     const label = prior ? `${r.typeName} ${String(prior.id)}` : `${r.typeName} ${String(planned.name ?? "")}`;
     const merge = (id: string, outputs: Props) => appliedState(r, planned, id, outputs, config);
+    const notices: string[] = [];
     const done = (id: string, outputs: Props) => ({
       new_state: encodeValue(merge(id, outputs)),
       new_identity: this.#identity(id),
-      diagnostics: [],
+      diagnostics: notices.map((n) => warningDiag(`${label}: ${n}`)),
     });
     try {
       if (!prior) {
-        const res = await this.#withContext(label, timeoutMs(planned.timeouts ?? null, op), (ctx) =>
-          m.create(ctx, news),
+        const res = await this.#withContext(
+          label,
+          timeoutMs(planned.timeouts ?? null, op),
+          (ctx) => m.create(ctx, news),
+          notices,
         );
         return done(res.id, res.outputs);
       }

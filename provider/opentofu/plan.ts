@@ -8,12 +8,13 @@
  *   document's spelling never show as a change.
  * - Computed attributes become "known after apply" when an input changes (all of them on a
  *   replacement; the id, uid and creation time survive an update), else they keep their values.
- * - Replacement where the core replaces; a warning when the service redeploys the object.
+ * - Replacement where the core replaces, with a warning saying why when the core gives reasons; a
+ *   warning when the service redeploys the object.
  * - Write-only values are never planned (null); a changed `*_wo_version` is a change.
  */
 import type { DiffResult } from "../core/types.ts";
 import { camelToSnake } from "../core/wire.ts";
-import { warningDiag, type Diagnostic } from "./diagnostics.ts";
+import { hclWords, warningDiag, type Diagnostic } from "./diagnostics.ts";
 import { UNKNOWN_VALUE, type MsgValue, type TfObject } from "./msgpack.ts";
 import { type TfAttribute, type TfResource } from "./tf-schema.ts";
 import { containsUnknownValue, sameJson, sameValue } from "./values.ts";
@@ -58,11 +59,23 @@ export function planChange(
         : (prior[a.name] ?? null);
   }
   const redeploy = replaced ? undefined : redeployWarning(r, d, changed, prior.name ?? null);
+  const why = replaced ? reasonsWarning(r, d, prior.name ?? null) : undefined;
   return {
     planned: withoutSecrets(r, planned),
     requiresReplace: d.replaces.map(camelToSnake),
-    diagnostics: redeploy ? [redeploy] : [],
+    diagnostics: [redeploy, why].filter((x): x is Diagnostic => x !== undefined),
   };
+}
+
+/** Why the object is replaced, said in the plan where the changed attributes alone do not say it. */
+function reasonsWarning(r: TfResource, d: DiffResult, name: MsgValue): Diagnostic | undefined {
+  if (!d.reasons?.length) return undefined;
+  const what = `${r.typeName}${typeof name === "string" ? ` "${name}"` : ""}`;
+  const names = new Set(r.attributes.map((a) => a.key));
+  return warningDiag(
+    `${what} must be replaced: ${hclWords(d.reasons.join("; "), names)}`,
+    `Applying this plan creates a new ${what} and deletes the one there is.`,
+  );
 }
 
 /** The redeploy said in the plan: which changes make the service restart the object. */

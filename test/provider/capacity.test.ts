@@ -1,4 +1,5 @@
-// Sandboxes whose deploy finds no capacity (503): retried within the create's timeout, then kept.
+// Sandboxes whose deploy finds no capacity (503): retried within the create's timeout (and its
+// waitForCapacity), then kept.
 import { afterAll, describe, expect, it } from "vitest";
 import { CwsClient } from "../../client/index.ts";
 import { PartialStateError, type Context } from "../../provider/core/types.ts";
@@ -35,6 +36,22 @@ describe("a sandbox deploy answered 503 for capacity", () => {
     expect(outputs.status).toBe("running");
     await sandbox.delete(ctx(60_000), id, outputs);
   }, 180_000);
+
+  it("is retried for waitForCapacity at most, however long the create's timeout", async () => {
+    await noCapacity(1_000);
+    const t0 = Date.now();
+    const err = await sandbox.create(ctx(120_000), { ...inputs("cap-bounded"), waitForCapacity: "1s" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect(err).toBeInstanceOf(PartialStateError);
+    const partial = err as PartialStateError;
+    expect(partial.message).toMatch(/WORKLOAD_SANDBOX_NO_CAPACITY/);
+    expect(partial.properties.status).toBe("registered");
+    await admin(server, "DELETE", "/faults");
+    await sandbox.delete(ctx(60_000), partial.id, partial.properties);
+  }, 60_000);
 
   it("past the timeout, fails naming the reason and keeps the registered sandbox", async () => {
     await noCapacity(1_000);

@@ -12,7 +12,8 @@ import {
 } from "../../../api/index.ts";
 import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
 import type { Controller } from "../../core/lifecycle.ts";
-import { waitOptions } from "../../core/timeouts.ts";
+import { currentRetryBudget, withRetryBudget } from "../../../client/retry.ts";
+import { capacityWaitMs, waitOptions } from "../../core/timeouts.ts";
 import type { Context, Props } from "../../core/types.ts";
 import { compact, pick } from "../../core/values.ts";
 import { propsFrom, toWire } from "../../core/wire.ts";
@@ -60,7 +61,20 @@ function inputsOf(w: Workload, olds: Props): Props {
     idleTimeoutSec: read.idleTimeoutSec || undefined,
     frozen: w.state.status === "frozen",
     readyTimeoutSec: olds.readyTimeoutSec,
+    waitForCapacity: olds.waitForCapacity,
   });
+}
+
+/**
+ * Runs `deploy` with its retries of a capacity 503 bounded by `waitForCapacity` when it is set
+ * (never past the operation's own budget); unset, they run to the operation's timeout.
+ */
+function forCapacity<T>(ctx: Context, inputs: Props, deploy: () => Promise<T>): Promise<T> {
+  const wait = capacityWaitMs(ctx, inputs);
+  if (wait === undefined) return deploy();
+  const outer = currentRetryBudget();
+  const deadline = Math.min(Date.now() + wait, outer?.deadline ?? Infinity);
+  return withRetryBudget({ deadline, signal: outer?.signal ?? ctx.signal }, deploy);
 }
 
 /**
@@ -73,7 +87,7 @@ async function converge(ctx: Context, uid: string, inputs: Props, olds: Props): 
   let status = (await workloads.state(uid)).status;
   if (status === "registered" || status === "error") {
     const from = status;
-    await deployOnce(ctx, uid, (s) => s !== from);
+    await forCapacity(ctx, inputs, () => deployOnce(ctx, uid, (s) => s !== from));
     status = "provisioning";
   }
   if (status === "frozen" && frozen === false) {

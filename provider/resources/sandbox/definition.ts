@@ -19,6 +19,7 @@ import {
   TIMESTAMPS,
   readyTimeout,
   renamesOf,
+  waitForCapacity,
   resourceNameInput,
   uidOutput,
   type Definition,
@@ -120,6 +121,9 @@ export const definition: Definition = {
       role: "provider",
     },
     readyTimeoutSec: readyTimeout("running", DEFAULT_READY_TIMEOUT_SEC),
+    waitForCapacity: waitForCapacity(
+      "a deploy the service answers 503 for (no sandbox capacity) is tried again, with backoff, until it passes; default: until the create's timeout.",
+    ),
     adoptUid: ADOPT_UID,
   }),
   outputs: {
@@ -146,6 +150,16 @@ export const definition: Definition = {
   notes: `All in-place changes are applied without redeploy: running processes survive. The provider
 never sends a field the service refuses for sandboxes, and changes only the timeout the program
 changed: a new \`ttlSec\` leaves an \`idleTimeoutSec\` the program does not set as it is.
+
+A deploy the service answers \`503 WORKLOAD_SANDBOX_NO_CAPACITY\` is tried again until capacity is
+free, for at most \`waitForCapacity\` (\`"2m"\`; \`"0s"\`: not at all) and never past the create's
+timeout; then the sandbox stays registered with the reason, and the next \`up\` deploys it. See
+[When capacity runs out](../capacity.md).
+
+A deploy the service answers \`503 WORKLOAD_SANDBOX_NO_CAPACITY\` is tried again until capacity is
+free, for at most \`waitForCapacity\` (\`"2m"\`; \`"0s"\`: not at all) and never past the create's
+timeout; then the sandbox stays registered with the reason, and the next \`up\` deploys it. See
+[When capacity runs out](../capacity.md).
 
 A sandbox the service lost (its environment is gone after the service restarted) is in \`error\`: refresh records it, preview shows the update that repairs it (a redeploy), and up deploys it again.`,
   example: { name: "dev", template: "tpl-ubuntu-headless", ttlSec: 3600 },

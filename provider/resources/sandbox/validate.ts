@@ -1,5 +1,6 @@
-/** The Sandbox's check rules: name, template or fork, ports, timeouts. Failures name the property. */
+/** The Sandbox's check rules: name, template or fork, ports, timeouts, the wait for capacity. Failures name the property. */
 import { LIMITS, nameViolation, portViolations, sandboxTimeoutViolation } from "../../../api/index.ts";
+import { durationFailure } from "../../core/timeouts.ts";
 import type { CheckFailure, Props } from "../../core/types.ts";
 import { UNKNOWN } from "../../core/unknowns.ts";
 import { failureOf, type Renames } from "../../core/wire.ts";
@@ -59,5 +60,7 @@ export function validateSandbox(news: Props, names: Renames): CheckFailure[] {
   if (typeof news.ttlSec === "number" && typeof news.idleTimeoutSec === "number") {
     add(sandboxTimeoutViolation(news.ttlSec, news.idleTimeoutSec));
   }
+  const wait = durationFailure("waitForCapacity", news.waitForCapacity);
+  if (wait) failures.push(wait);
   return failures;
 }

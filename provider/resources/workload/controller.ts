@@ -15,6 +15,8 @@ import { compact } from "../../core/values.ts";
 import { propsFrom, snakeToCamel, toWire, type Renames } from "../../core/wire.ts";
 import { createWorkloadOnce } from "./create-once.ts";
 import { liveWorkload } from "./live.ts";
+import { placeWorkload, placedBody } from "./place.ts";
+import { hasFallbacks, placementInputs } from "./placement.ts";
 import { deployOnce, transitionOnce } from "./transitions.ts";
 import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
 import { createBody, definition } from "./definition.ts";
@@ -39,6 +41,7 @@ function inputsOf(w: Workload, olds: Props): Props {
   const read = propsFrom(w, READ_INPUTS, NAMES);
   return compact({
     ...read,
+    ...placementInputs(read, olds),
     registryAuth: read.registryAuth
       ? compact({ ...(read.registryAuth as Props), password: oldAuth?.password })
       : undefined,
@@ -89,6 +92,17 @@ function patchBody(type: WorkloadType, want: Props, changed: Record<string, unkn
   return body as WorkloadPatch;
 }
 
+/**
+ * Registers the workload at most once; with fallbacks or a wait for capacity (and a deploy to
+ * make), on the first of its candidates the service has capacity for, deployed (place.ts).
+ */
+async function create(ctx: Context, inputs: Props): Promise<string> {
+  const register = async (body = createBody(inputs)) => (await createWorkloadOnce(ctx, body)).uid;
+  const placing = hasFallbacks(inputs) || inputs.waitForCapacity !== undefined;
+  if (inputs.deploy === false || !placing) return register();
+  return placeWorkload(ctx, inputs, (c) => register(placedBody(createBody, inputs, c)));
+}
+
 export const controller: Controller<Workload> = {
   get: (ctx, id) => liveWorkload(ctx, id),
   inputsOf,
@@ -96,7 +110,7 @@ export const controller: Controller<Workload> = {
     w.type === "SANDBOX"
       ? `cannot adopt workload ${w.uid}: it is not a live RENTAL, VM or BM workload`
       : undefined,
-  create: async (ctx, inputs) => (await createWorkloadOnce(ctx, createBody(inputs))).uid,
+  create: (ctx, inputs) => create(ctx, inputs),
 
   async update(ctx, id, _have, want, detail) {
     const type = want.type as WorkloadType;

@@ -2,7 +2,7 @@
  * Workload (RENTAL, VM, BM). Which fields the service takes for which type, and what a change of
  * each does (update, update that redeploys, replace), is WORKLOAD_FIELDS in api/: the service
  * fields' change kinds come from there. The provider's own inputs are deploy, suspended (RENTAL),
- * readyTimeoutSec and adoptUid.
+ * readyTimeoutSec, the placement's fallbacks and wait (placement.ts) and adoptUid.
  */
 import { z } from "zod";
 import {
@@ -34,6 +34,7 @@ import type { Props } from "../../core/types.ts";
 import { pick } from "../../core/values.ts";
 import { snakeToCamel, toWire } from "../../core/wire.ts";
 import { RESOURCE_NAME_WIRE, workloadOutputs } from "./outputs.ts";
+import { PLACEMENT_INPUTS, placement } from "./placement.ts";
 import { validateWorkload } from "./validate.ts";
 
 const volumes: Normaliser = (v) =>
@@ -60,14 +61,16 @@ const FIELDS: Record<(typeof WORKLOAD_SERVICE_FIELDS)[number], Partial<InputDef>
       required: true,
     },
     resource_name: {
-      description: "The inventory resource, e.g. gpu-rental-small, vm-standard or bm-h100-8x.",
+      description:
+        "The inventory resource, e.g. gpu-rental-small, vm-standard or bm-h100-8x; the first choice when fallbackResourceNames are given (a change that keeps the workload's resource among them is in place).",
       required: true,
       wire: RESOURCE_NAME_WIRE,
       languageNames: PYTHON_RESOURCE_NAME,
     },
     // The record reports a BM workload's region inside bm_config.
     region: {
-      description: "An active region (getRegions); required for BM.",
+      description:
+        "An active region (getRegions); required for BM; the first choice when fallbackRegions are given (a change that keeps the workload's region among them is in place).",
       wire: { record: "bm_config.region" },
     },
     reservation_uid: { description: "An ACTIVE reservation." },
@@ -138,11 +141,23 @@ export const definition: Definition = {
       role: "provider",
     },
     readyTimeoutSec: readyTimeout("running", DEFAULT_READY_TIMEOUT_SEC),
+    ...PLACEMENT_INPUTS,
     adoptUid: ADOPT_UID,
   },
   outputs: {
     uid: uidOutput("workload"),
     ...workloadOutputs,
+    placedResourceName: {
+      type: z.string(),
+      description:
+        "The inventory resource the workload runs on: resourceName, or the fallback a create took when the service had no capacity for those before it.",
+      wire: RESOURCE_NAME_WIRE,
+    },
+    placedRegion: {
+      type: z.string(),
+      description: "BM: the region the workload runs in: region, or the fallback region a create took.",
+      wire: { record: "bm_config.region" },
+    },
     publicIp: {
       type: z.string(),
       description: "VM and BM: the public IP.",
@@ -168,6 +183,8 @@ export const definition: Definition = {
     ...TIMESTAMPS,
   },
   validate: (olds, news) => validateWorkload(olds, news, createBody(news)),
+  // A change of the candidate lists replaces the workload only when it takes away where it runs.
+  placement,
   // A field that redeploys is a plain update while the workload is not deployed.
   redeploys: (olds) =>
     olds.status === undefined
@@ -185,8 +202,9 @@ export const definition: Definition = {
 When the service refuses the deploy for credits or capacity (\`WORKLOAD_INSUFFICIENT_CREDITS\`,
 \`WORKLOAD_NO_CAPACITY\`, \`WORKLOAD_BM_CLAIM_CONFLICT\`) the error on the resource says so at
 once, with the reason code and the service's message; when the workload goes to \`error\` the
-service's message is reported; when \`readyTimeoutSec\` passes, the last status is. In every
-case the registered workload stays in the stack (a partially created resource) so nothing is
+service's message is reported; when \`readyTimeoutSec\` passes, the last status is. In each
+case (a capacity refusal of a workload with fallbacks or a wait aside, below) the registered
+workload stays in the stack (a partially created resource) so nothing is
 left on the service untracked, and the next \`pulumi up\` deploys it in place, without a
 replacement: a workload found \`registered\` while the program wants it deployed previews as an
 update that deploys it. (OpenTofu marks a resource whose create failed tainted and replaces it;
@@ -196,6 +214,13 @@ update that deploys it. (OpenTofu marks a resource whose create failed tainted a
 \`registered\`) as \`deploy: false\`, and a RENTAL workload suspended outside Pulumi as
 \`suspended: true\`; preview then shows the change and up deploys it again and waits for
 \`running\`. A healthy workload previews with no change.
+
+**When capacity runs out.** \`fallbackResourceNames\` (and, for BM, \`fallbackRegions\`) list what
+else the workload may run on, in order; a create refused for capacity registers it again on the
+next candidate and deletes the registration left behind, and \`waitForCapacity\` (\`"10m"\`) makes
+it try them all again until capacity is free. \`placedResourceName\` and \`placedRegion\` say where it
+landed. A change of the lists never replaces a workload that still runs on one of its candidates;
+refresh never moves it back to the first choice. See [When capacity runs out](../capacity.md).
 
 Passwords are never returned by the service, so refresh cannot see a password changed outside
 Pulumi; it keeps the one in state. Deleting is a soft delete on the service; a workload that is

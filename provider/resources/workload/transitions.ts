@@ -56,9 +56,21 @@ const REFUSALS = {
 } as const;
 
 /**
- * The deploy (transitionOnce), said plainly when the service refuses it for credits or capacity:
- * the object stays registered (the lifecycle keeps it in state) and a later update deploys it.
+ * A deploy refusal for credits or capacity said plainly: the object stays registered (the
+ * lifecycle keeps it in state) and a later update deploys it. Other errors as they are.
  */
+export function explainRefusal(e: unknown): unknown {
+  const reason = (Object.keys(REFUSALS) as (keyof typeof REFUSALS)[]).find((r) => hasReason(e, r));
+  if (!reason || !hasReason(e, reason)) return e;
+  const [why, fix] = REFUSALS[reason];
+  return new Error(
+    `the service refused to deploy it: ${why} (${reason}: ${e.serviceMessage}). ` +
+      `It stays registered; the next update deploys it once ${fix}, without replacing it`,
+    { cause: e },
+  );
+}
+
+/** The deploy (transitionOnce), a refusal for credits or capacity said plainly (explainRefusal). */
 export async function deployOnce(
   ctx: Context,
   uid: string,
@@ -67,13 +79,6 @@ export async function deployOnce(
   try {
     await transitionOnce(ctx, uid, "deploy", happened);
   } catch (e) {
-    const reason = (Object.keys(REFUSALS) as (keyof typeof REFUSALS)[]).find((r) => hasReason(e, r));
-    if (!reason || !hasReason(e, reason)) throw e;
-    const [why, fix] = REFUSALS[reason];
-    throw new Error(
-      `the service refused to deploy it: ${why} (${reason}: ${e.serviceMessage}). ` +
-        `It stays registered; the next update deploys it once ${fix}, without replacing it`,
-      { cause: e },
-    );
+    throw explainRefusal(e);
   }
 }

@@ -3,6 +3,7 @@ import { validateWorkloadCreate, type WorkloadCreate } from "../../../api/index.
 import type { CheckFailure, Props } from "../../core/types.ts";
 import { knownViolations } from "../../core/unknowns.ts";
 import { failureOf } from "../../core/wire.ts";
+import { placementFailures } from "./placement.ts";
 
 /** `body`: the create body `news` make, which the contract checks. */
 export function validateWorkload(olds: Props, news: Props, body: WorkloadCreate): CheckFailure[] {
@@ -36,6 +37,7 @@ export function validateWorkload(olds: Props, news: Props, body: WorkloadCreate)
       reason: "readyTimeoutSec must be a positive integer number of seconds",
     });
   }
+  failures.push(...placementFailures(news));
   const result = validateWorkloadCreate(body);
   if (!result.ok) {
     for (const v of knownViolations(body, result.violations)) failures.push(failureOf(v));

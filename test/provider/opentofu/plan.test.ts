@@ -1,7 +1,8 @@
 /**
  * How the OpenTofu front end plans and upgrades state, called as OpenTofu calls it (msgpack
  * objects with every attribute): values known only at apply, what the service fills in not
- * shown as a change, replacement where the core replaces, state from a newer provider refused.
+ * shown as a change, replacement where the core replaces (saying why when the attributes alone
+ * do not), state from a newer provider refused.
  */
 import { describe, expect, it } from "vitest";
 import { UNKNOWN_VALUE, decodeMsgpack } from "../../../provider/opentofu/msgpack.ts";
@@ -66,6 +67,28 @@ describe("OpenTofu plans", () => {
     expect(r.requires_replace).toEqual([{ steps: [{ attribute_name: "resource_name" }] }]);
     expect(r.diagnostics).toEqual([]);
     expect(r.planned.uid).toBe(UNKNOWN_VALUE);
+  });
+
+  it("changes candidate lists in place while the placement stays listed, and says why it replaces otherwise", () => {
+    const GPU = { ...WEB, resource_name: "gpu-rental-large", fallback_resource_names: ["gpu-rental-medium"] };
+    const prior = state({ ...GPU, placed_resource_name: "gpu-rental-medium" });
+    const reordered = plan(
+      prior,
+      workload({ ...GPU, resource_name: "gpu-rental-medium", fallback_resource_names: ["gpu-rental-large"] }),
+    );
+    expect(reordered.requires_replace).toEqual([]);
+    expect(reordered.diagnostics).toEqual([]);
+    expect(reordered.planned.uid).toBe("wl-1");
+
+    const removed = plan(prior, workload({ ...GPU, fallback_resource_names: ["gpu-rental-small"] }));
+    expect(removed.requires_replace).toEqual([{ steps: [{ attribute_name: "fallback_resource_names" }] }]);
+    expect(removed.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: "WARNING",
+        summary:
+          'cws_workload "web" must be replaced: it runs on gpu-rental-medium, which is no longer resource_name or one of fallback_resource_names: a new workload replaces it',
+      }),
+    ]);
   });
 
   it("refuses bad input at plan, naming the attribute", () => {
