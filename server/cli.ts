@@ -10,14 +10,17 @@ Commands:
   serve                 run the reference server (API under /v3, admin under /admin, dashboard at /)
   resources [--org O]   what is alive on a running server, per org (all orgs by default)
   reset                 put a running server back to its seed (every org's resources dropped)
+  inventory             a running server's inventory: capacity, units in use, free per resource
   seed --print          the seed 'cws serve' starts from (with --data-dir / --seed as serve takes them)
   adopt                 write what brings an org under Pulumi or OpenTofu (cws adopt --help)
 
-Options of resources and reset:
+Options of resources, reset and inventory:
   --url URL                 the server (default CWS_URL, else the origin of CWS_BASE_URL, else
                             http://127.0.0.1:8080)
   --admin-token T           admin token (default CWS_ADMIN_TOKEN, else admin-token)
   --json                    JSON instead of a table
+  --set RESOURCE=N          inventory: first set RESOURCE's capacity to N (0 sells it out; =seed
+                            gives the seed's back); repeatable
 
 Options of seed --print:
   --data-dir DIR            the seed stored in DIR's database, when it has one
