@@ -1,23 +1,82 @@
 /**
- * OpenTofu projects pointed at a test server, run with the real `tofu` (scripts/toolchain/tofu.ts)
- * as a user runs it: the provider installed offline from a local filesystem mirror that holds
- * this checkout's `terraform-provider-cws`, `tofu init` resolving it from there. A project may
- * run another tofu than the one setup builds (an older release, to see what its users get).
+ * HCL projects pointed at a test server, run with the real `tofu` (scripts/toolchain/tofu.ts) or
+ * `terraform` (scripts/toolchain/terraform.ts) as a user runs them: the provider installed offline
+ * from a local filesystem mirror that holds this checkout's `terraform-provider-cws`, `init`
+ * resolving it from there. HCL_TOOLS is the list the end-to-end suites run each scenario under;
+ * a project may also run another release (an older OpenTofu, to see what its users get).
  */
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { runProcess } from "../../scripts/run.ts";
-import { mirrorEnv, tofuPath } from "../../scripts/toolchain/tofu.ts";
+import { TERRAFORM_VERSION, terraformPath } from "../../scripts/toolchain/terraform.ts";
+import { TOFU_VERSION, tofuPath } from "../../scripts/toolchain/tofu.ts";
 import { DEMO_TOKEN, type ApiServer } from "./http.ts";
 
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
   .version;
 const PLATFORM = `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
 
+/** An HCL tool the suites run: OpenTofu or HashiCorp Terraform, at the release setup builds. */
+export interface HclTool {
+  /** `opentofu` or `terraform`: how test titles and drivers name it. */
+  name: "opentofu" | "terraform";
+  /** What it calls itself in `version`: `OpenTofu`, `Terraform`. */
+  product: string;
+  /** The command users type. */
+  command: string;
+  version: string;
+  path: string;
+  /** The npm script that builds it. */
+  build: string;
+}
+
+export const OPENTOFU: HclTool = {
+  name: "opentofu",
+  product: "OpenTofu",
+  command: "tofu",
+  version: TOFU_VERSION,
+  path: tofuPath(),
+  build: "tofu:build",
+};
+
+export const TERRAFORM: HclTool = {
+  name: "terraform",
+  product: "Terraform",
+  command: "terraform",
+  version: TERRAFORM_VERSION,
+  path: terraformPath(),
+  build: "terraform:build",
+};
+
+/** Every HCL scenario runs under each of these. */
+export const HCL_TOOLS: readonly HclTool[] = [OPENTOFU, TERRAFORM];
+
+/** `OpenTofu 1.12.6`: the tool and release, as a test title says it. */
+export const toolTitle = (tool: HclTool) => `${tool.product} ${tool.version}`;
+
+/** Fails with the command that builds the tool when its binary is missing. */
+export function requireTool(tool: HclTool): void {
+  if (!existsSync(tool.path)) throw new Error(`${tool.path} is missing: run npm run ${tool.build}`);
+}
+
+/** The registry hosts a source address without a host (`cws/cws`) means: OpenTofu's and Terraform's. */
+const REGISTRY_HOSTS = ["registry.opentofu.org", "registry.terraform.io"];
+
 export interface TofuRun {
+  /** The command as typed (`terraform plan -var ...`), for messages. */
+  command: string;
   code: number;
   stdout: string;
   stderr: string;
@@ -35,26 +94,48 @@ export interface TofuProject {
 
 /**
  * A filesystem mirror (unpacked layout) holding the provider as `cws/cws` at the package's
- * version: `registry.opentofu.org/cws/cws/<version>/<os>_<arch>/terraform-provider-cws_v<version>`.
+ * version, for both tools: `<host>/cws/cws/<version>/<os>_<arch>/terraform-provider-cws_v<version>`
+ * under `registry.opentofu.org` (what OpenTofu means by `cws/cws`) and `registry.terraform.io`
+ * (what Terraform means).
  */
 export function writeMirror(dir: string): void {
-  const pkg = join(dir, "registry.opentofu.org", "cws", "cws", VERSION, PLATFORM);
-  mkdirSync(pkg, { recursive: true });
-  const exe = join(pkg, `terraform-provider-cws_v${VERSION}`);
-  writeFileSync(exe, `#!/bin/sh\nexec "${join(REPO_ROOT, "bin", "terraform-provider-cws")}" "$@"\n`);
-  chmodSync(exe, 0o755);
+  for (const host of REGISTRY_HOSTS) {
+    const pkg = join(dir, host, "cws", "cws", VERSION, PLATFORM);
+    mkdirSync(pkg, { recursive: true });
+    const exe = join(pkg, `terraform-provider-cws_v${VERSION}`);
+    writeFileSync(exe, `#!/bin/sh\nexec "${join(REPO_ROOT, "bin", "terraform-provider-cws")}" "$@"\n`);
+    chmodSync(exe, 0o755);
+  }
 }
 
 /**
- * A project in a temporary directory, set up to run against `server`: a copy of `source` (a
- * folder of .tf files), or the files given by name.
+ * The environment of a tool that installs the cws provider from the filesystem mirror `mirror`
+ * (offline; every other provider as usual): its CLI configuration, written to `<root>/cli.rc`
+ * (both tools read `TF_CLI_CONFIG_FILE`), and the variables of an unattended run.
+ */
+export function mirrorEnv(root: string, mirror: string): NodeJS.ProcessEnv {
+  const cliConfig = join(root, "cli.rc");
+  const patterns = REGISTRY_HOSTS.map((h) => `"${h}/cws/*"`).join(", ");
+  writeFileSync(
+    cliConfig,
+    `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = [${patterns}]\n  }\n  direct {\n    exclude = [${patterns}]\n  }\n}\n`,
+  );
+  return { TF_CLI_CONFIG_FILE: cliConfig, TF_IN_AUTOMATION: "1", TF_INPUT: "0", CHECKPOINT_DISABLE: "1" };
+}
+
+/**
+ * A project in a temporary directory, set up to run against `server` with `tool` (OpenTofu when
+ * left out; a path runs that binary): a copy of `source` (a folder of .tf files), or the files
+ * given by name.
  */
 export function tofuProject(
   server: ApiServer,
   source: string | Record<string, string>,
   env: Record<string, string> = {},
-  tofu: string = tofuPath(),
+  tool: HclTool | string = OPENTOFU,
 ): TofuProject {
+  const tofu = typeof tool === "string" ? tool : tool.path;
+  const name = typeof tool === "string" ? basename(tool) : tool.command;
   const root = mkdtempSync(join(tmpdir(), "cws-tofu-"));
   const dir = join(root, "project");
   if (typeof source === "string") {
@@ -85,12 +166,27 @@ export function tofuProject(
         env: fullEnv,
         allowFailure: true,
       });
-      return { code: r.code ?? 1, stdout: r.stdout, stderr: r.stderr, output: `${r.stdout}\n${r.stderr}` };
+      return {
+        command: [name, ...args].join(" "),
+        code: r.code ?? 1,
+        stdout: r.stdout,
+        stderr: r.stderr,
+        output: `${r.stdout}\n${r.stderr}`,
+      };
     },
     write: (name, text) => writeFileSync(join(dir, name), text),
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
 }
+
+/** The run, failing the test with the tool's own words when it did not exit with `code`. */
+export function expectExit(r: TofuRun, code: number): TofuRun {
+  if (r.code !== code) throw new Error(`${r.command} exited with ${r.code}, expected ${code}:\n${r.output}`);
+  return r;
+}
+
+/** The run's output with the tool's line wrapping undone. */
+export const words = (r: TofuRun) => r.output.replace(/\s+/g, " ");
 
 /**
  * The files of a saved plan (`tofu plan -out`), a zip archive, by name with their content

@@ -6,8 +6,9 @@
  * - Pulumi: `cws adopt --format pulumi`, `pulumi import --file` in a YAML project with the code
  *   the CLI generates, the secrets supplied as the adopt command says, preview with no changes,
  *   an env change updates in place, destroy leaves the org empty.
- * - OpenTofu: `cws adopt --format tofu`, one `tofu apply` imports everything (nothing added,
- *   changed or destroyed), `tofu plan -detailed-exitcode` exits 0, destroy leaves the org empty.
+ * - OpenTofu and Terraform, each: `cws adopt --format tofu`, one `apply` imports everything
+ *   (nothing added, changed or destroyed), `plan -detailed-exitcode` exits 0, destroy leaves the
+ *   org empty.
  *
  * Adopting itself creates and deletes nothing on the service.
  */
@@ -28,7 +29,14 @@ import { run } from "../../../scripts/run.ts";
 import { filesContaining, programDir, type ProgramDir } from "../../helpers/program-dir.ts";
 import { useTestServer } from "../../helpers/server.ts";
 import { EMPTY_ORG, liveResources } from "../../helpers/stacks.ts";
-import { tofuProject, type TofuProject, type TofuRun } from "../../helpers/tofu.ts";
+import {
+  HCL_TOOLS,
+  expectExit,
+  toolTitle,
+  requireTool,
+  tofuProject,
+  type TofuProject,
+} from "../../helpers/tofu.ts";
 
 const CWS = join(REPO_ROOT, "bin", "cws");
 const PROJECT = fileURLToPath(new URL("./fixtures/yaml-project", import.meta.url));
@@ -209,20 +217,17 @@ function uidOf(org: HandMadeOrg, kind: string, name: string): string {
   return uid;
 }
 
-/** The run, failing the test with tofu's own words when it did not exit as expected. */
-function expectExit(r: TofuRun, code: number): TofuRun {
-  if (r.code !== code) throw new Error(`tofu exited with ${r.code}, expected ${code}:\n${r.output}`);
-  return r;
-}
+const TOOLS = HCL_TOOLS.map((tool) => ({ tool, title: toolTitle(tool) }));
 
-describe("adopting an org with OpenTofu: cws adopt, one tofu apply", () => {
+describe.each(TOOLS)("adopting an org with $title: cws adopt, one apply", ({ tool }) => {
   const server = useTestServer();
   let p: TofuProject;
   let vars: string[] = [];
 
   beforeAll(async () => {
+    requireTool(tool);
     await makeOrgByHand(server);
-    p = tofuProject(server, {});
+    p = tofuProject(server, {}, {}, tool);
   }, STEP);
   afterAll(() => p?.cleanup());
 

@@ -1,35 +1,44 @@
 /**
- * OpenTofu 1.12 features through terraform-provider-cws, with the real `tofu` setup builds:
+ * Write-only attributes and resource identity through terraform-provider-cws, under each HCL tool
+ * setup builds (OpenTofu 1.12 and Terraform 1.13):
  *
  * - write-only passwords (`password_wo` + `password_wo_version`) for a RENTAL workload's registry
- *   and a VM: the service gets them, while neither terraform.tfstate, the saved plan nor
- *   `tofu show -json` holds them; a new version redeploys the workload in place, or replaces the
- *   VM; bad combinations fail at plan naming the attribute;
- * - import of every kind by identity ({ org, uid }) and by id, after which the plan is empty;
+ *   and a VM, given as the docs say (ephemeral variables): the service gets them, while neither
+ *   terraform.tfstate, the saved plan nor `show -json` holds them; a new version redeploys the
+ *   workload in place, or replaces the VM; bad combinations fail at plan naming the attribute;
+ * - where a write-only value is kept when it is given otherwise (a sensitive variable, a literal):
+ *   here the tools differ, and the test says what each keeps;
+ * - import of every kind by identity ({ org, uid }) and by id, after which the plan is empty, and
+ *   `plan -generate-config-out` for imported objects;
  * - what a user of OpenTofu 1.10 (no write-only attributes) gets: an error naming the attribute.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OLDEST_TOFU_VERSION, tofuPath } from "../../../scripts/toolchain/tofu.ts";
 import { api } from "../../helpers/http.ts";
 import { useTestServer } from "../../helpers/server.ts";
 import { EMPTY_ORG, liveResources } from "../../helpers/stacks.ts";
-import { planFileEntries, tofuProject, type TofuProject, type TofuRun } from "../../helpers/tofu.ts";
+import {
+  HCL_TOOLS,
+  expectExit,
+  planFileEntries,
+  requireTool,
+  toolTitle,
+  tofuProject,
+  words,
+  type HclTool,
+  type TofuProject,
+} from "../../helpers/tofu.ts";
 
 const STEP = 300_000;
 const PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx wo@cws";
 const TERRAFORM = `terraform {\n  required_providers {\n    cws = { source = "cws/cws" }\n  }\n}`;
 
-function expectExit(r: TofuRun, code: number): TofuRun {
-  if (r.code !== code) throw new Error(`tofu exited with ${r.code}, expected ${code}:\n${r.output}`);
-  return r;
-}
-
-/** tofu's output with its line wrapping undone. */
-const words = (r: TofuRun) => r.output.replace(/\s+/g, " ");
-
-/** Where a secret shows in a tofu project: the state file, a saved plan (each file in it), `tofu show -json`. */
+/**
+ * Where a secret shows in a project: the state file, a saved plan (each file in it), `show -json`
+ * of the state and of the plan.
+ */
 async function placesHolding(p: TofuProject, secret: string, planFile: string): Promise<string[]> {
   const found: string[] = [];
   const state = readFileSync(join(p.dir, "terraform.tfstate"), "utf8");
@@ -38,9 +47,9 @@ async function placesHolding(p: TofuProject, secret: string, planFile: string): 
   if (plan.includes(secret)) found.push(planFile);
   for (const [name, data] of Object.entries(planFileEntries(join(p.dir, planFile))))
     if (data.includes(secret)) found.push(`${planFile}:${name}`);
-  if (expectExit(await p.run("show", "-json"), 0).stdout.includes(secret)) found.push("tofu show -json");
+  if (expectExit(await p.run("show", "-json"), 0).stdout.includes(secret)) found.push("show -json");
   if (expectExit(await p.run("show", "-json", planFile), 0).stdout.includes(secret))
-    found.push(`tofu show -json ${planFile}`);
+    found.push(`show -json ${planFile}`);
   return found;
 }
 
@@ -92,7 +101,8 @@ resource "cws_workload" "vm" {
 }
 `;
 
-describe("OpenTofu 1.12: write-only passwords", () => {
+/** Write-only passwords under `tool`: rules at plan, a saved plan applied, a new version sent. */
+function writeOnlyPasswords(tool: HclTool): void {
   const server = useTestServer();
   let p: TofuProject;
   const REGISTRY = ["registry-pass-1-6f0c2a", "registry-pass-2-91bd4e"];
@@ -120,8 +130,8 @@ describe("OpenTofu 1.12: write-only passwords", () => {
   };
 
   beforeAll(async () => {
-    if (!existsSync(tofuPath())) throw new Error(`${tofuPath()} is missing: run npm run tofu:build`);
-    p = tofuProject(server, { "main.tf": WRITE_ONLY_TF });
+    requireTool(tool);
+    p = tofuProject(server, { "main.tf": WRITE_ONLY_TF }, {}, tool);
     expectExit(await p.run("init"), 0);
   });
   afterAll(() => p?.cleanup());
@@ -149,7 +159,7 @@ describe("OpenTofu 1.12: write-only passwords", () => {
   );
 
   it(
-    "applies a saved plan: the service has both passwords, and no file or output of tofu holds them",
+    "applies a saved plan: the service has both passwords, and no file or output of the tool holds them",
     async () => {
       const plan = expectExit(await p.run("plan", "-out=create.tfplan", ...vars(REGISTRY[0]!)), 0);
       expect(plan.output).toMatch(/Plan: 2 to add, 0 to change, 0 to destroy/);
@@ -168,8 +178,8 @@ describe("OpenTofu 1.12: write-only passwords", () => {
         expect.arrayContaining([
           "terraform.tfstate",
           "create.tfplan:tfplan",
-          "tofu show -json",
-          "tofu show -json create.tfplan",
+          "show -json",
+          "show -json create.tfplan",
         ]),
       );
       // The version is what state keeps, and no write-only value.
@@ -222,7 +232,7 @@ describe("OpenTofu 1.12: write-only passwords", () => {
     },
     STEP,
   );
-});
+}
 
 const KINDS_TF = `${TERRAFORM}
 
@@ -313,14 +323,15 @@ const shown = async (p: TofuProject) =>
     (r) => r.address.startsWith("cws_") && !r.address.startsWith("data."),
   );
 
-describe("OpenTofu 1.12: import by identity", () => {
+/** Import by identity under `tool`: every kind, then a plan without changes. */
+function importByIdentity(tool: HclTool): void {
   const server = useTestServer();
   let p: TofuProject;
   let uids: Record<string, string> = {};
 
   beforeAll(async () => {
-    if (!existsSync(tofuPath())) throw new Error(`${tofuPath()} is missing: run npm run tofu:build`);
-    p = tofuProject(server, { "main.tf": KINDS_TF });
+    requireTool(tool);
+    p = tofuProject(server, { "main.tf": KINDS_TF }, {}, tool);
     expectExit(await p.run("init"), 0);
   });
   afterAll(() => p?.cleanup());
@@ -396,6 +407,167 @@ describe("OpenTofu 1.12: import by identity", () => {
     },
     STEP,
   );
+}
+
+/** The three ways a configuration can give a write-only password: the secret and the value in HCL. */
+const FORMS = {
+  "an ephemeral variable": { secret: "form-ephemeral-5e1d7a", hcl: "var.ephemeral_password" },
+  "a sensitive variable": { secret: "form-sensitive-0b93c4", hcl: "var.sensitive_password" },
+  "a literal": { secret: "form-literal-a27f68", hcl: `"form-literal-a27f68"` },
+} as const;
+type Form = keyof typeof FORMS;
+/** The workload each form's password is given to. */
+const formName = (form: string) => `form-${form.split(" ")[1]}`;
+
+const FORMS_TF = `${TERRAFORM}
+
+variable "ephemeral_password" {
+  type      = string
+  ephemeral = true
+}
+
+variable "sensitive_password" {
+  type      = string
+  sensitive = true
+}
+
+${Object.entries(FORMS)
+  .map(
+    ([form, { hcl }]) => `resource "cws_workload" "${formName(form).replace("-", "_")}" {
+  type          = "RENTAL"
+  name          = "${formName(form)}"
+  image         = "registry.example.com/team/web:1"
+  resource_name = "gpu-rental-small"
+  registry_auth = {
+    server              = "registry.example.com"
+    username            = "ci"
+    password_wo         = ${hcl}
+    password_wo_version = 1
+  }
+}`,
+  )
+  .join("\n\n")}
+`;
+
+/**
+ * Where each tool keeps a write-only value, by how it is given (placesHolding's names; the plan's
+ * own bytes are compressed, so the files inside it are what is searched). Neither tool writes it
+ * to state. Both save the configuration in the plan (`tfconfig/`) and print its literals in
+ * `show -json` of the plan (`configuration`), and both save a sensitive variable's value in the
+ * plan (`tfplan`; `variables` in `show -json`): only an ephemeral variable keeps the value out of
+ * every place. Listed per tool, as each release is checked on its own.
+ */
+const KEPT: Record<HclTool["name"], Record<Form, string[]>> = {
+  opentofu: {
+    "an ephemeral variable": [],
+    "a sensitive variable": ["forms.tfplan:tfplan", "show -json forms.tfplan"],
+    "a literal": ["forms.tfplan:tfconfig/m-/main.tf", "show -json forms.tfplan"],
+  },
+  terraform: {
+    "an ephemeral variable": [],
+    "a sensitive variable": ["forms.tfplan:tfplan", "show -json forms.tfplan"],
+    "a literal": ["forms.tfplan:tfconfig/m-/main.tf", "show -json forms.tfplan"],
+  },
+};
+
+/** A saved plan with a password given each way, applied; then where each secret is. */
+function writeOnlyForms(tool: HclTool): void {
+  const server = useTestServer();
+  let p: TofuProject;
+  beforeAll(async () => {
+    requireTool(tool);
+    p = tofuProject(server, { "main.tf": FORMS_TF }, {}, tool);
+    expectExit(await p.run("init"), 0);
+  });
+  afterAll(() => p?.cleanup());
+
+  it(
+    "keeps the value out of state, the plan file and show -json only when it comes from an ephemeral variable",
+    async () => {
+      const vars = [
+        "-var",
+        `ephemeral_password=${FORMS["an ephemeral variable"].secret}`,
+        "-var",
+        `sensitive_password=${FORMS["a sensitive variable"].secret}`,
+      ];
+      expectExit(await p.run("plan", "-out=forms.tfplan", ...vars), 0);
+      expectExit(await p.run("apply", ...vars, "forms.tfplan"), 0);
+      const live = await liveResources(server);
+      const kept: Record<string, string[]> = {};
+      for (const [form, { secret }] of Object.entries(FORMS)) {
+        // The service got each one.
+        const w = live.workloads.find((x) => x.name === formName(form))!;
+        expect(server.context.store.workloads.get(w.uid)!.registry_auth?.password).toBe(secret);
+        kept[form] = (await placesHolding(p, secret, "forms.tfplan")).filter((x) => x !== "forms.tfplan");
+      }
+      expect(kept).toEqual(KEPT[tool.name]);
+      expectExit(await p.run("destroy", "-auto-approve", ...vars), 0);
+      expect(await liveResources(server)).toEqual(EMPTY_ORG);
+    },
+    STEP,
+  );
+}
+
+/**
+ * `plan -generate-config-out` for objects made on the service, one imported by id and one by
+ * identity: the tool writes their resource blocks, and applying them imports both unchanged.
+ */
+function generatedConfig(tool: HclTool): void {
+  const server = useTestServer();
+  let p: TofuProject;
+  beforeAll(() => {
+    requireTool(tool);
+  });
+  afterAll(() => p?.cleanup());
+
+  it(
+    "writes the resource blocks of imported objects, which then import with no changes",
+    async () => {
+      const key = await api<{ uid: string }>(server, "POST", "/orgs/demo/ssh-keys", {
+        name: "gen-key",
+        ssh_key: PUBLIC_KEY,
+      });
+      const volume = await api<{ uid: string }>(server, "POST", "/orgs/demo/volumes", {
+        name: "gen-data",
+        size_in_mb: 256,
+        resource_name: "gpu-rental-small",
+      });
+      p = tofuProject(
+        server,
+        {
+          "main.tf": `${TERRAFORM}\n\nimport {\n  to = cws_ssh_key.ops\n  id = "${key.uid}"\n}\n\nimport {\n  to       = cws_volume.data\n  identity = { uid = "${volume.uid}" }\n}\n`,
+        },
+        {},
+        tool,
+      );
+      expectExit(await p.run("init"), 0);
+      const plan = expectExit(await p.run("plan", "-generate-config-out=generated.tf"), 0);
+      expect(plan.output).toMatch(/Plan: 2 to import, 0 to add, 0 to change, 0 to destroy/);
+      const generated = readFileSync(join(p.dir, "generated.tf"), "utf8");
+      // Each tool signs what it wrote; the blocks are the same (the order may differ).
+      expect(generated).toMatch(new RegExp(`^# __generated__ by ${tool.product}\n`));
+      expect(generated).toMatch(
+        /resource "cws_ssh_key" "ops" \{\n\s+adopt_uid\s+= null\n\s+name\s+= "gen-key"\n\s+public_key\s+= "ssh-ed25519 /,
+      );
+      expect(generated).toMatch(
+        /resource "cws_volume" "data" \{\n\s+adopt_uid\s+= null\n\s+name\s+= "gen-data"\n\s+resource_name\s+= "gpu-rental-small"\n\s+size_in_mb\s+= 256\n\}/,
+      );
+      expect(expectExit(await p.run("apply", "-auto-approve"), 0).output).toMatch(
+        /Apply complete! Resources: 2 imported, 0 added, 0 changed, 0 destroyed/,
+      );
+      expect(expectExit(await p.run("plan", "-detailed-exitcode"), 0).output).toMatch(/No changes/);
+      expectExit(await p.run("destroy", "-auto-approve"), 0);
+      expect(await liveResources(server)).toEqual(EMPTY_ORG);
+    },
+    STEP,
+  );
+}
+
+describe.each(HCL_TOOLS.map((tool) => ({ tool, title: toolTitle(tool) })))("$title", ({ tool }) => {
+  describe("write-only passwords", () => writeOnlyPasswords(tool));
+  describe("where a write-only password is kept, by how it is given", () => writeOnlyForms(tool));
+  describe("import by identity", () => importByIdentity(tool));
+  describe("configuration generated for imports", () => generatedConfig(tool));
 });
 
 const OLD_TOFU = tofuPath(OLDEST_TOFU_VERSION);

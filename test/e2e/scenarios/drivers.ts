@@ -1,7 +1,7 @@
 /**
  * The front ends behind the shared scenario list (scenarios.ts): Pulumi stacks whose program is
- * built from the declaration with `fe.sdk` classes (dynamic and native), and an OpenTofu project
- * whose main.tf is rendered from it.
+ * built from the declaration with `fe.sdk` classes (dynamic and native), and an HCL project whose
+ * main.tf is rendered from it, run by OpenTofu or Terraform (HCL_TOOLS).
  */
 import type { EngineEvent, PulumiFn } from "@pulumi/pulumi/automation/index.js";
 import type { Resource } from "@pulumi/pulumi";
@@ -9,7 +9,7 @@ import { camelToSnake, snakeToCamel } from "../../../api/index.ts";
 import { tfName } from "../../../provider/opentofu/tf-schema.ts";
 import { cwsStack } from "../../helpers/stacks.ts";
 import type { TestServer } from "../../helpers/server.ts";
-import { tofuProject } from "../../helpers/tofu.ts";
+import { OPENTOFU, requireTool, tofuProject, type HclTool } from "../../helpers/tofu.ts";
 import type { FrontEnd } from "../../helpers/front-ends.ts";
 import type { Decl, Driver, Planned, Ref } from "./scenarios.ts";
 
@@ -82,7 +82,7 @@ export async function pulumiDriver(server: TestServer, fe: FrontEnd, project: st
   };
 }
 
-// --- OpenTofu ----------------------------------------------------------------------------------
+// --- OpenTofu and Terraform ---------------------------------------------------------------------
 
 const address = (decls: Record<string, Decl>, name: string) => `${tfName(decls[name]!.kind)}.${name}`;
 
@@ -122,11 +122,14 @@ const PLAN_WORDS: [RegExp, Planned][] = [
   [/ will be destroyed$/, "delete"],
 ];
 
-export async function tofuDriver(server: TestServer): Promise<Driver> {
-  const p = tofuProject(server, { "main.tf": renderHcl({}) });
+/** A project of `tool` (OpenTofu or Terraform: both print the same plan words). */
+export async function tofuDriver(server: TestServer, tool: HclTool = OPENTOFU): Promise<Driver> {
+  requireTool(tool);
+  const p = tofuProject(server, { "main.tf": renderHcl({}) }, {}, tool);
   const run = async (...args: string[]) => {
     const r = await p.run(...args);
-    if (r.code !== 0) throw new Error(`tofu ${args.join(" ")} exited with ${r.code}:\n${r.output}`);
+    if (r.code !== 0)
+      throw new Error(`${tool.command} ${args.join(" ")} exited with ${r.code}:\n${r.output}`);
     return r;
   };
   await run("init");
@@ -158,8 +161,9 @@ export async function tofuDriver(server: TestServer): Promise<Driver> {
       declared = declare;
       p.write("main.tf", renderHcl(declare));
       managed = new Set([...managed, ...Object.keys(declare)]);
-      await run("apply", "-auto-approve", ...parallelism(opts.parallel));
+      const { output } = await run("apply", "-auto-approve", ...parallelism(opts.parallel));
       managed = new Set(Object.keys(declare));
+      return output;
     },
     async outputs() {
       const { stdout } = await run("show", "-json");

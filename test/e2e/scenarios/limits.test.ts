@@ -1,17 +1,17 @@
 /**
- * Limits through every front end (dynamic, native, OpenTofu), one batched stack each: a stack of
- * 30 under a rate limit of 5 requests a second applies, plans nothing more and destroys, with 16
- * resources at a time, the provider process's requests waiting together at its rate gate; and a
- * stack whose org runs short of credits part way keeps the workloads the service refused in state
- * as registered, with the reason, and the next apply deploys them in place once credits are added.
+ * Limits through every front end (dynamic, native, and the OpenTofu provider under OpenTofu and
+ * Terraform), one batched stack each: a stack of 30 under a rate limit of 5 requests a second
+ * applies, plans nothing more and destroys, with 16 resources at a time, the provider process's
+ * requests waiting together at its rate gate; and a stack whose org runs short of credits part way
+ * keeps the workloads the service refused in state as registered, with the reason, and the next
+ * apply deploys them in place once credits are added.
  */
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tofuPath } from "../../../scripts/toolchain/tofu.ts";
 import { admin } from "../../helpers/http.ts";
 import { useTestServer, type TestServer } from "../../helpers/server.ts";
 import { EMPTY_ORG, liveResources } from "../../helpers/stacks.ts";
 import { FRONT_ENDS } from "../../helpers/front-ends.ts";
+import { HCL_TOOLS } from "../../helpers/tofu.ts";
 import { pulumiDriver, tofuDriver } from "./drivers.ts";
 import type { Decl, Driver } from "./scenarios.ts";
 
@@ -62,7 +62,7 @@ const DRIVERS = [
     name: fe.name,
     make: (server: TestServer, project: string) => pulumiDriver(server, fe, `${project}-${fe.name}`),
   })),
-  { name: "opentofu", make: (server: TestServer) => tofuDriver(server) },
+  ...HCL_TOOLS.map((tool) => ({ name: tool.name, make: (server: TestServer) => tofuDriver(server, tool) })),
 ];
 
 const failureOf = (p: Promise<unknown>) =>
@@ -72,11 +72,6 @@ const failureOf = (p: Promise<unknown>) =>
   );
 
 describe.each(DRIVERS)("limits ($name front end)", (fe) => {
-  beforeAll(() => {
-    if (fe.name === "opentofu" && !existsSync(tofuPath()))
-      throw new Error(`${tofuPath()} is missing: run npm run tofu:build`);
-  });
-
   describe("under a rate limit of 5 requests a second", () => {
     const server = useTestServer({ rateLimit: { rps: 5, burst: 5 } });
     let driver: Driver;

@@ -1,15 +1,14 @@
 /**
  * The shared scenario list (scenarios.ts) through every front end: the dynamic provider, the
- * native plugin and OpenTofu plan each step alike (create, nothing, update, redeploy, replace,
- * delete; a redeploy is said on the resource's line by all three), apply it, plan nothing
- * afterwards, and leave the org empty after destroy.
+ * native plugin, and the OpenTofu provider under both OpenTofu and Terraform plan each step alike
+ * (create, nothing, update, redeploy, replace, delete; a redeploy is said on the resource's line
+ * by all of them), apply it, plan nothing afterwards, and leave the org empty after destroy.
  */
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tofuPath } from "../../../scripts/toolchain/tofu.ts";
 import { useTestServer, type TestServer } from "../../helpers/server.ts";
 import { EMPTY_ORG, liveResources } from "../../helpers/stacks.ts";
 import { FRONT_ENDS } from "../../helpers/front-ends.ts";
+import { HCL_TOOLS } from "../../helpers/tofu.ts";
 import { pulumiDriver, tofuDriver } from "./drivers.ts";
 import { SCENARIOS, type Driver } from "./scenarios.ts";
 
@@ -20,15 +19,13 @@ const DRIVERS = [
     name: fe.name,
     make: (server: TestServer) => pulumiDriver(server, fe, `shared-${fe.name}`),
   })),
-  { name: "opentofu", make: (server: TestServer) => tofuDriver(server) },
+  ...HCL_TOOLS.map((tool) => ({ name: tool.name, make: (server: TestServer) => tofuDriver(server, tool) })),
 ];
 
 describe.each(DRIVERS)("shared scenarios ($name front end)", (fe) => {
   const server = useTestServer();
   let driver: Driver;
   beforeAll(async () => {
-    if (fe.name === "opentofu" && !existsSync(tofuPath()))
-      throw new Error(`${tofuPath()} is missing: run npm run tofu:build`);
     driver = await fe.make(server);
   }, STEP_MS);
   afterAll(async () => {

@@ -1,49 +1,60 @@
 /**
- * OpenTofu as teams run it: examples/ci/opentofu with its state in the `pg` backend on a
- * PostgreSQL cluster started here, two checkouts (two CI jobs) running the real `tofu` at once.
+ * OpenTofu and Terraform as teams run them: examples/ci/opentofu with its state in the `pg`
+ * backend on a PostgreSQL cluster started here, two checkouts (two CI jobs) running the real CLI
+ * at once, under each HCL tool (one cluster, a schema of its own for each tool).
  *
- * - Two runs of one workspace at once: one fails on the state lock with OpenTofu's message, the
+ * - Two runs of one workspace at once: one fails on the state lock with the tool's message, the
  *   other completes; a run given `-lock-timeout` waits for the lock instead, then finds the
  *   other's work done. The state is whole and the service holds each object once.
  * - Two workspaces (review environments) of one configuration at once in one org: both complete,
  *   each owns its own objects (named after the workspace), and destroying one leaves the other's
  *   untouched.
  */
-import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tofuPath } from "../../../scripts/toolchain/tofu.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { EMPTY_ORG, liveObjects, liveResources } from "../../helpers/stacks.ts";
 import { BACKEND_START_MS, startPostgres, type Postgres } from "../../helpers/team-backends.ts";
-import { tofuProject, type TofuProject, type TofuRun } from "../../helpers/tofu.ts";
+import {
+  HCL_TOOLS,
+  expectExit,
+  requireTool,
+  toolTitle,
+  tofuProject,
+  type TofuProject,
+} from "../../helpers/tofu.ts";
 
 const EXAMPLE = fileURLToPath(new URL("../../../examples/ci/opentofu", import.meta.url));
 const SCENARIO_MS = 480_000;
 const LOCK_REFUSED = /Error acquiring the state lock/;
 
-function expectExit(r: TofuRun, code: number): TofuRun {
-  if (r.code !== code) throw new Error(`tofu exited with ${r.code}, expected ${code}:\n${r.output}`);
-  return r;
-}
+const TOOLS = HCL_TOOLS.map((tool) => ({ tool, title: toolTitle(tool) }));
 
-describe("OpenTofu workspaces sharing a pg backend (PostgreSQL) and one org", () => {
-  let pg: Postgres;
+let pg: Postgres;
+beforeAll(async () => {
+  pg = await startPostgres();
+}, BACKEND_START_MS);
+afterAll(async () => {
+  await pg?.close();
+});
+
+describe.each(TOOLS)("$title workspaces sharing a pg backend (PostgreSQL) and one org", ({ tool }) => {
+  /** The backend's schema of this tool's states (PG_SCHEMA_NAME), so the tools share the cluster. */
+  const schema = `${tool.name}_state`;
   let server: TestServer;
   const projects: TofuProject[] = [];
   beforeAll(async () => {
-    if (!existsSync(tofuPath())) throw new Error(`${tofuPath()} is missing: run npm run tofu:build`);
-    [pg, server] = await Promise.all([startPostgres(), startTestServer({ provisionDelayMs: 20 })]);
-  }, BACKEND_START_MS + 30_000);
+    requireTool(tool);
+    server = await startTestServer({ provisionDelayMs: 20 });
+  }, 30_000);
   afterAll(async () => {
     for (const p of projects.splice(0)) p.cleanup();
     await server?.close();
-    await pg?.close();
   });
 
   /** A checkout of the configuration, initialised against the shared state, in `workspace`. */
   async function checkout(workspace: string): Promise<TofuProject> {
-    const p = tofuProject(server, EXAMPLE, { PG_CONN_STR: pg.url });
+    const p = tofuProject(server, EXAMPLE, { PG_CONN_STR: pg.url, PG_SCHEMA_NAME: schema }, tool);
     projects.push(p);
     expectExit(await p.run("init"), 0);
     const selected = await p.run("workspace", "select", "-or-create=true", workspace);
@@ -118,9 +129,7 @@ describe("OpenTofu workspaces sharing a pg backend (PostgreSQL) and one org", ()
       expect([...theirs.values()].sort()).toEqual(["data-pr-2", "deploy-pr-2", "web-pr-2"]);
       expect(await liveObjects(server)).toEqual(new Map([...mine, ...theirs]));
       // Every workspace is a row of the backend's table in the shared database.
-      expect(await pg.sql("select name from terraform_remote_state.states order by name")).toMatch(
-        /pr-1\npr-2/,
-      );
+      expect(await pg.sql(`select name from ${schema}.states order by name`)).toMatch(/pr-1\npr-2/);
 
       expectExit(await pr1.run("destroy", "-auto-approve"), 0);
       expect(await liveObjects(server)).toEqual(theirs);
