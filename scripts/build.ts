@@ -42,7 +42,7 @@ import {
 } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, extname, join, relative, sep } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { build as bundle } from "rolldown";
 import { TofuProvider } from "../provider/opentofu/adapter.ts";
 import { servicesOf } from "../provider/opentofu/protocol.ts";
@@ -165,25 +165,61 @@ async function bundlePlugins(): Promise<void> {
 }
 
 /**
- * The OpenTofu provider's precompiled protocol, beside its vendored .proto files in dist/: the
- * codec's descriptor of the files (vendor/protocol.json), and the encoded answers of the calls that
- * depend on the package alone (vendor/answers/<RPC>.pb, provider/opentofu/static-answers.ts).
+ * The OpenTofu provider's precompiled protocol, by path from the package root: the codec's
+ * descriptor of its vendored .proto files (provider/opentofu/vendor/protocol.json), and the encoded
+ * answers of the calls that depend on the package alone (vendor/answers/<RPC>.pb,
+ * provider/opentofu/static-answers.ts).
  */
-function writeOpenTofuProtocol(): void {
-  const vendor = join(DIST, "provider", "opentofu", "vendor");
-  mkdirSync(join(vendor, "answers"), { recursive: true });
+export function openTofuProtocolFiles(): Record<string, Buffer> {
+  const vendor = "provider/opentofu/vendor";
   const descriptor = protocolDescriptor();
-  writeFileSync(join(vendor, "protocol.json"), JSON.stringify(descriptor));
-  const version = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
-    .version;
-  const schema = JSON.parse(servedSchema(pathToFileURL(`${REPO_ROOT}/`), version)) as PackageSchema;
+  const files: Record<string, Buffer> = {
+    [`${vendor}/protocol.json`]: Buffer.from(JSON.stringify(descriptor)),
+  };
+  const schema = JSON.parse(servedSchema(pathToFileURL(`${REPO_ROOT}/`), packageVersion())) as PackageSchema;
   const answers = encodeStaticAnswers(new TofuProvider(schema, () => {}), servicesOf(descriptor));
   for (const [rpc, bytes] of Object.entries(answers))
-    writeFileSync(join(vendor, "answers", `${rpc}.pb`), bytes);
+    files[`${vendor}/answers/${rpc}.pb`] = Buffer.from(bytes);
+  return files;
+}
+
+/** The OpenTofu provider's precompiled protocol (openTofuProtocolFiles) in dist/. */
+function writeOpenTofuProtocol(): void {
+  for (const [path, bytes] of Object.entries(openTofuProtocolFiles())) {
+    mkdirSync(dirname(join(DIST, path)), { recursive: true });
+    writeFileSync(join(DIST, path), bytes);
+  }
+}
+
+/** The package's version (package.json). */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
+}
+
+/**
+ * The files the compiled code reads at run time, as paths from the package root: every file of
+ * the source folders (tsconfig.build.json) that tsc does not compile and that is not
+ * documentation, other languages' SDKs left out, and the root files (ROOT_FILES) present.
+ */
+export function runtimeFiles(): string[] {
+  const config = JSON.parse(readFileSync(TSCONFIG, "utf8")) as { include: string[] };
+  const out: string[] = [];
+  for (const folder of config.include) {
+    for (const file of files(join(REPO_ROOT, folder))) {
+      if (NOT_SHIPPED.has(extname(file)) || OTHER_LANGUAGE_SDKS.some((d) => file.startsWith(d))) continue;
+      out.push(relative(REPO_ROOT, file).split(sep).join("/"));
+    }
+  }
+  for (const file of ROOT_FILES) if (existsSync(join(REPO_ROOT, file))) out.push(file);
+  return out;
+}
+
+/** dist/package.json: the version the client and the server report, and ESM for the compiled files. */
+export function distPackageJson(): string {
+  return JSON.stringify({ version: packageVersion(), type: "module" }, null, 2) + "\n";
 }
 
 async function build(): Promise<void> {
-  const config = JSON.parse(readFileSync(TSCONFIG, "utf8")) as { include: string[] };
   rmSync(DIST, { recursive: true, force: true });
   compile();
 
@@ -200,27 +236,14 @@ async function build(): Promise<void> {
   }
 
   let assets = 0;
-  for (const folder of config.include) {
-    for (const file of files(join(REPO_ROOT, folder))) {
-      if (NOT_SHIPPED.has(extname(file)) || OTHER_LANGUAGE_SDKS.some((d) => file.startsWith(d))) continue;
-      const target = join(DIST, relative(REPO_ROOT, file));
-      mkdirSync(dirname(target), { recursive: true });
-      copyFileSync(file, target);
-      assets++;
-    }
-  }
-
-  for (const file of ROOT_FILES) {
-    if (!existsSync(join(REPO_ROOT, file))) continue;
-    copyFileSync(join(REPO_ROOT, file), join(DIST, file));
+  for (const file of runtimeFiles()) {
+    const target = join(DIST, file);
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(join(REPO_ROOT, file), target);
     assets++;
   }
 
-  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
-  writeFileSync(
-    join(DIST, "package.json"),
-    JSON.stringify({ version: pkg.version, type: "module" }, null, 2) + "\n",
-  );
+  writeFileSync(join(DIST, "package.json"), distPackageJson());
   await bundleDynamicProvider();
   writeOpenTofuProtocol();
   await bundlePlugins();
@@ -229,4 +252,4 @@ async function build(): Promise<void> {
   );
 }
 
-await build();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await build();

@@ -13,8 +13,9 @@ const FRONT_ENDS = "provider front ends";
 /**
  * Layers, lowest first. A file belongs to the entry whose folder holds it most closely (the longest
  * match: server/sandbox/runtime before server); the server's
- * root files (startServer, the context, the composition of the services and modules, the CLI)
- * are the top.
+ * root files (startServer, the context, the composition of the services and modules, its commands)
+ * come next, and the `cws` command and the release executable, over both the server and the
+ * provider, are the top.
  */
 export const LAYERS: readonly {
   name: string;
@@ -52,6 +53,12 @@ export const LAYERS: readonly {
     folders: ["server/admin", "server/meta", "server/openapi", "server/dashboard"],
   },
   { name: "server root", folders: ["server/cli", "server"] },
+  // The `cws` command (the server's commands and `cws adopt`) and the release executable, which is
+  // also either plugin: the one layer that reaches the server and the provider alike.
+  {
+    name: "cws command",
+    folders: ["cli/cws.ts", "cli/cws-command.ts", "cli/executable.ts", "cli/executable-files.ts"],
+  },
 ];
 
 /** The shared context: importable (types only) from every layer. */

@@ -1,10 +1,12 @@
-#!/usr/bin/env node
-/** `cws`: runs the reference server (`serve`) and inspects or resets a running one. */
+/**
+ * The reference server's commands of `cws` (cli/cws-command.ts dispatches to them): runs the
+ * server (`serve`), and inspects or resets a running one.
+ */
 import { RATE_LIMIT_MAX } from "../api/admin.ts";
 import { parseFlags } from "../cli/flags.ts";
 import { inspect, INSPECT_COMMANDS, type InspectCommand } from "./cli/inspect.ts";
 
-const HELP = `Usage: cws <command> [options]
+export const HELP = `Usage: cws <command> [options]
 
 Commands:
   serve                 run the reference server (API under /v3, admin under /admin, dashboard at /)
@@ -68,7 +70,8 @@ function rateLimit(v: string | undefined): { rps: number; burst?: number } | und
   return burst === undefined ? { rps } : { rps, burst };
 }
 
-async function main(argv: string[]): Promise<void> {
+/** Runs the server's command `argv[0]` with its flags; `cws --help` (or none) prints HELP. */
+export async function serverCommand(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "-h" || command === "--help" || command === "help") {
     process.stdout.write(HELP);
@@ -80,16 +83,6 @@ async function main(argv: string[]): Promise<void> {
       err: (t: string) => void process.stderr.write(t),
     };
     process.exitCode = await inspect(command as InspectCommand, rest, io, HELP);
-    return;
-  }
-  if (command === "adopt") {
-    // layer: `cws adopt` reads an org through the provider's resource modules, which the server never imports
-    const { adoptCommand } = await import("../provider/adopt/command.ts");
-    const io = {
-      out: (t: string) => void process.stdout.write(t),
-      err: (t: string) => void process.stderr.write(t),
-    };
-    process.exitCode = await adoptCommand(rest, io);
     return;
   }
   if (command !== "serve") fail(`unknown command '${command}'`);
@@ -140,8 +133,3 @@ async function main(argv: string[]): Promise<void> {
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
 }
-
-main(process.argv.slice(2)).catch((e: unknown) => {
-  process.stderr.write(`cws: ${(e as Error).message}\n`);
-  process.exit(1);
-});

@@ -145,13 +145,13 @@ ${MAVEN_BUILD_PLUGINS}
  * What the generator's Gradle build would put beside the classes: the version the SDK reports,
  * and plugin.json, by which Pulumi's Java runtime tells the engine which plugin the SDK needs.
  */
-export function writeSdkResources(sdkDir: string, version: string): void {
+export function writeSdkResources(sdkDir: string, version: string, server?: string): void {
   const dir = join(sdkDir, "src", "main", "resources", ...JAVA_GROUP.split("."), JAVA_ARTIFACT);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "version.txt"), version);
   writeFileSync(
     join(dir, "plugin.json"),
-    `${JSON.stringify({ resource: true, name: "cws", version }, null, 2)}\n`,
+    `${JSON.stringify({ resource: true, name: "cws", version, ...(server ? { server } : {}) }, null, 2)}\n`,
   );
 }
 
@@ -160,8 +160,17 @@ export function mvn(args: string[], cwd: string): Promise<string> {
   return run("mvn", ["-B", "-q", "--no-transfer-progress", ...args], { cwd });
 }
 
+/** Where generateJavaSdk reads and writes: schema.json into sdk/java unless told otherwise. */
+export interface JavaSdkTarget {
+  schema?: string;
+  dir?: string;
+  /** The plugin's download location, named in plugin.json as `server` (the schema carries it too). */
+  pluginDownloadUrl?: string;
+}
+
 /** Writes sdk/java from schema.json with `pulumi package gen-sdk --language java`, and its pom.xml. */
-export async function generateJavaSdk(log: Log = defaultLog): Promise<void> {
+export async function generateJavaSdk(log: Log = defaultLog, target: JavaSdkTarget = {}): Promise<void> {
+  const { schema = SCHEMA, dir = JAVA_SDK_DIR } = target;
   const root = await ensurePulumi(log);
   await ensureJavaHost(log);
   const started = Date.now();
@@ -174,7 +183,7 @@ export async function generateJavaSdk(log: Log = defaultLog): Promise<void> {
     env.PATH = [join(root, "bin"), env.PATH].join(delimiter);
     await run(
       join(root, "bin", "pulumi"),
-      ["package", "gen-sdk", SCHEMA, "--language", "java", "--out", scratch],
+      ["package", "gen-sdk", schema, "--language", "java", "--out", scratch],
       {
         env,
       },
@@ -185,27 +194,33 @@ export async function generateJavaSdk(log: Log = defaultLog): Promise<void> {
     const deps = gradleDependencies(readFileSync(join(out, "build.gradle"), "utf8"));
     for (const f of ["build.gradle", "settings.gradle"]) rmSync(join(out, f), { force: true });
     writeFileSync(join(out, "pom.xml"), sdkPom(schemaVersion(), deps));
-    writeSdkResources(out, schemaVersion());
-    rmSync(JAVA_SDK_DIR, { recursive: true, force: true });
-    cpSync(out, JAVA_SDK_DIR, { recursive: true });
+    writeSdkResources(out, schemaVersion(), target.pluginDownloadUrl);
+    rmSync(dir, { recursive: true, force: true });
+    cpSync(out, dir, { recursive: true });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  log(`generated sdk/java from schema.json in ${seconds(started)}`);
+  log(
+    `generated ${dir === JAVA_SDK_DIR ? "sdk/java" : dir} from ${schema === SCHEMA ? "schema.json" : schema} in ${seconds(started)}`,
+  );
 }
 
 /**
  * Builds sdk/java into a jar (with sources) and publishes it into the Maven repository directory
  * `repo` (the layout of a remote repository: a pom.xml names it as `file://<repo>`). Returns the jar.
  */
-export async function publishJavaSdk(repo: string, log: Log = defaultLog): Promise<string> {
+export async function publishJavaSdk(
+  repo: string,
+  log: Log = defaultLog,
+  sdkDir: string = JAVA_SDK_DIR,
+): Promise<string> {
   requireTool("mvn", "Maven builds the Java SDK");
-  if (!existsSync(join(JAVA_SDK_DIR, "pom.xml")))
-    throw new Error("sdk/java is not generated: run `npm run java:setup`");
+  if (!existsSync(join(sdkDir, "pom.xml")))
+    throw new Error(`${sdkDir} is not generated: run \`npm run java:setup\``);
   const version = schemaVersion();
   const started = Date.now();
-  await mvn(["package", "-DskipTests"], JAVA_SDK_DIR);
-  const jar = join(JAVA_SDK_DIR, "target", `${JAVA_ARTIFACT}-${version}.jar`);
+  await mvn(["package", "-DskipTests"], sdkDir);
+  const jar = join(sdkDir, "target", `${JAVA_ARTIFACT}-${version}.jar`);
   if (!existsSync(jar)) throw new Error(`Maven did not build ${jar}`);
   await mvn(
     [
@@ -213,9 +228,9 @@ export async function publishJavaSdk(repo: string, log: Log = defaultLog): Promi
       `-Durl=file://${repo}`,
       "-DrepositoryId=cws-local",
       `-Dfile=${jar}`,
-      `-DpomFile=${join(JAVA_SDK_DIR, "pom.xml")}`,
+      `-DpomFile=${join(sdkDir, "pom.xml")}`,
     ],
-    JAVA_SDK_DIR,
+    sdkDir,
   );
   log(`built ${JAVA_GROUP}:${JAVA_ARTIFACT}:${version} and published it into ${repo} in ${seconds(started)}`);
   return jar;

@@ -26,7 +26,7 @@ import { suiteValue } from "./suite.ts";
 
 /** Provisioning delay of test servers unless a test asks for another (the server's own default is 300 ms). */
 const PROVISION_DELAY_MS = 20;
-const CLI = fileURLToPath(new URL("../../server/cli.ts", import.meta.url));
+const CLI = fileURLToPath(new URL("../../cli/cws.ts", import.meta.url));
 
 export interface TestServerOptions extends Omit<ServerOptions, "port" | "dataDir" | "sandboxRoot"> {
   /** Directory of the database: a path, or true for a fresh temporary one. Default: state in memory. */

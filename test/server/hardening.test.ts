@@ -209,7 +209,7 @@ describe("secrets and exposure", () => {
   });
 
   it("cws serve says so on a non-loopback host", async () => {
-    const cli = path.join(import.meta.dirname, "../../server/cli.ts");
+    const cli = path.join(import.meta.dirname, "../../cli/cws.ts");
     const out = await new Promise<{ code: number | null; err: string }>((resolve) => {
       const p = spawn(process.execPath, [cli, "serve", "--host", "0.0.0.0", "--port", "0"], {
         stdio: ["ignore", "ignore", "pipe"],

@@ -180,7 +180,7 @@ describe("the packed package, installed into an empty project", () => {
         "dist/sdk/index.js",
         "dist/sdk/index.d.ts",
         "dist/client/index.d.ts",
-        "dist/server/cli.js",
+        "dist/cli/cws.js",
         "dist/provider/dynamic.js",
         "dist/dynamic/provider/dynamic/adapter.js",
         "dist/dynamic/client/client.js",
