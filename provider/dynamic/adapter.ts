@@ -85,9 +85,17 @@ function old(type: string, props: Props | undefined): Props {
   return fromState(type, clean(props ?? {}));
 }
 
-/** Errors cross into the engine with their message only; partial state keeps its id and outputs. */
-function rethrow(e: unknown): never {
-  if (e instanceof PartialStateError) throw new PartialStateError(e.id, toState(e.properties), e.message);
+/**
+ * Errors cross into the engine with their message only; partial state keeps its id and outputs,
+ * with the `__provider` (and timeouts) of `from`, the operation's inputs, as a success's outputs
+ * have them: the engine finds the provider of a later delete there.
+ */
+function rethrow(e: unknown, from: Props = {}): never {
+  if (e instanceof PartialStateError) {
+    const props = outputs(e.properties, from);
+    if (from.__provider !== undefined) props.__provider = from.__provider;
+    throw new PartialStateError(e.id, props, e.message);
+  }
   const err = new Error(e instanceof Error ? e.message : String(e));
   throw err;
 }
@@ -130,7 +138,7 @@ export async function create(type: string, inputs: Props) {
     const r = await withContext(inputs, "create", (ctx) => m.create(ctx, old(type, inputs)));
     return { id: r.id, outs: outputs(r.outputs, inputs) };
   } catch (e) {
-    rethrow(e);
+    rethrow(e, inputs);
   }
 }
 
@@ -155,7 +163,7 @@ export async function update(type: string, id: string, olds: Props, news: Props)
     );
     return { outs: outputs(outs, news) };
   } catch (e) {
-    rethrow(e);
+    rethrow(e, news);
   }
 }
 

@@ -61,7 +61,8 @@ export async function pulumiDriver(server: TestServer, fe: FrontEnd, project: st
     },
     async apply(declare, opts = {}) {
       current = declare;
-      await s.stack.up({ parallel: opts.parallel, continueOnError: opts.continueOnError });
+      const r = await s.stack.up({ parallel: opts.parallel, continueOnError: opts.continueOnError });
+      return r.stdout;
     },
     async outputs() {
       const state = await s.stack.exportStack();
