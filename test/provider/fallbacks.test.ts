@@ -175,7 +175,9 @@ describe("a create with fallbacks", () => {
         gpu("fb-bad", { fallbackResourceNames: ["vm-standard", "gpu-rental-medium"] }),
       ),
     );
-    expect(err?.message).toMatch(/WORKLOAD_RESOURCE_TYPE_MISMATCH|vm-standard/);
+    expect(err?.message).toMatch(
+      /WORKLOAD_RESOURCE_TYPE_MISMATCH: resource_name vm-standard is a vm resource/,
+    );
     expect((await named("fb-bad")).live).toEqual([]);
   });
 
