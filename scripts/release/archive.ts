@@ -24,15 +24,14 @@ export interface DeflatedFile {
   deflate: Buffer;
 }
 
-/** Deflates `data` once (zlib's best compression), for `tarGz` and `zip`. */
-export function deflated(name: string, data: Buffer, mode = 0o644): DeflatedFile {
-  return {
-    name,
-    mode,
-    size: data.length,
-    crc: crc32(data),
-    deflate: deflateRawSync(data, { level: constants.Z_BEST_COMPRESSION }),
-  };
+/** Deflates `data` once (zlib's best compression unless told), for `tarGz` and `zip`. */
+export function deflated(
+  name: string,
+  data: Buffer,
+  mode = 0o644,
+  level: number = constants.Z_BEST_COMPRESSION,
+): DeflatedFile {
+  return { name, mode, size: data.length, crc: crc32(data), deflate: deflateRawSync(data, { level }) };
 }
 
 /** A gzip member around a raw deflate stream: no name, no time, OS "unknown" (255) on every host. */

@@ -84,7 +84,7 @@ export async function cachedRelease(platforms: readonly Platform[], log: Log): P
     await buildRelease({ out: temp, platforms, sdks: false, log, bundle });
     writeFileSync(join(temp, ".complete"), `${Math.round((Date.now() - started) / 1000)}s\n`);
     for (const old of readdirSync(root))
-      if (old.startsWith(prefix) && !old.endsWith("lock"))
+      if (old.startsWith(prefix) && join(root, old) !== temp && !old.endsWith("lock"))
         rmSync(join(root, old), { recursive: true, force: true });
     renameSync(temp, dir);
     return dir;

@@ -15,8 +15,9 @@ import { packSdks, schemaText } from "../pack-sdks.ts";
 import type { Log } from "../toolchain/log.ts";
 import { deflated, sha256, tarGz, zip } from "./archive.ts";
 import { bundleExecutable, type ExecutableBundle } from "./bundle.ts";
-import { exeSuffix, type Platform } from "./platforms.ts";
+import { exeSuffix, platformName, type Platform } from "./platforms.ts";
 import { buildExecutable } from "./sea.ts";
+import { smokeTest } from "./smoke.ts";
 import {
   h1Hash,
   manifest,
@@ -75,6 +76,8 @@ export async function buildRelease(options: ReleaseOptions): Promise<void> {
   const zips: ProviderZip[] = [];
   for (const p of options.platforms) {
     const exe = await buildExecutable(p, bundle, log);
+    const ran = await smokeTest(p, exe);
+    log(`${platformName(p)}: ${ran ? `ran ${ran}` : "checked by its header (it cannot run here)"}`);
     const suffix = exeSuffix(p);
     const file = deflated(`pulumi-resource-cws${suffix}`, exe, 0o755);
     writeFileSync(join(out, pulumiArchiveName(version, p)), tarGz([file]));

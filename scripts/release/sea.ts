@@ -5,8 +5,8 @@
  * (npm, 1.0.0-alpha.6) puts into a copy of that platform's Node binary (platforms.ts).
  *
  * Before that, the binary is made smaller or injectable: linux binaries lose their symbols and
- * debug information (`strip`: 18 MB of the 127 MB, never run), macOS and Windows binaries their
- * code signature (which the injection would break: executable-format.ts).
+ * debug information (`llvm-strip`: 18 to 23 MB of 127 MB, never used at run time), macOS and
+ * Windows binaries their code signature (which the injection would break: executable-format.ts).
  *
  * The blob holds no V8 code cache or snapshot (`useCodeCache`, `useSnapshot`: both made by the Node
  * that writes the blob, good only on the same machine type): every platform's blob is made alike,
@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { run, runProcess } from "../run.ts";
+import { onPath, run, runProcess } from "../run.ts";
 import type { Log } from "../toolchain/log.ts";
 import type { ExecutableBundle } from "./bundle.ts";
 import {
@@ -47,10 +47,16 @@ interface Postject {
   ): Promise<void>;
 }
 
-/** Whether `strip` here reads this binary (binutils reads the ELF machines it was built for). */
+/**
+ * A linux binary without its symbols and debug information, by LLVM's `llvm-strip` (Debian's
+ * `llvm`), which reads every ELF machine (binutils' `strip` reads only the host's): false when it is
+ * not installed. One tool for every build, since two tools strip a file into different bytes.
+ */
 async function strip(input: string, output: string): Promise<boolean> {
-  const r = await runProcess("strip", ["--strip-all", "-o", output, input], { allowFailure: true });
-  return r.code === 0 && existsSync(output);
+  const tool = onPath("llvm-strip");
+  if (!tool) return false;
+  await runProcess(tool, ["--strip-all", "-o", output, input]);
+  return existsSync(output);
 }
 
 /**
@@ -107,7 +113,8 @@ export async function buildExecutable(
       let binary: Buffer = readFileSync(target);
       if (platform.os === "darwin") binary = withoutMachOSignature(binary);
       if (platform.os === "windows") binary = withoutPeSignature(binary);
-      if (platform.os === "linux") log(`strip cannot read the ${platformName(platform)} binary: kept whole`);
+      if (platform.os === "linux")
+        log(`llvm-strip is not installed: the ${platformName(platform)} binary is kept whole`);
       writeFileSync(exe, binary, { mode: 0o755 });
     }
     const postject = createRequire(import.meta.url)("postject") as Postject;
