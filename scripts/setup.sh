@@ -18,6 +18,9 @@ if [ -z "${CWS_SKIP_APT:-}" ]; then
   packages+=(python3-venv) # Python programs: the project's virtual environment (.venv)
   packages+=(openjdk-17-jdk-headless maven) # Java programs: javac and Maven (scripts/toolchain/java.ts)
   packages+=(postgresql) # OpenTofu's pg state backend in test/e2e/teams (initdb and pg_ctl, psql)
+  # npm run release (scripts/release/): llvm-strip shrinks the linux executables, and qemu-user with
+  # the arm64 C and C++ libraries runs the linux-arm64 one once as a check.
+  packages+=(llvm qemu-user libc6-arm64-cross libstdc++6-arm64-cross)
   if [ -f server/sandbox/runtime/DEBIAN_PACKAGES ]; then
     while read -r p; do
       case "$p" in ""|\#*) ;; *) packages+=("$p") ;; esac
