@@ -6,26 +6,38 @@
  * for every command, so this is paid again and again. Measured for `terraform-provider-cws` and
  * `pulumi-resource-cws` as installed (`npm pack`, the tarball installed into an empty project,
  * the launchers of its node_modules/.bin), with Node's compile cache off as well as on, and as run
- * from this checkout (bin/, the TypeScript sources), beside the floor: the Go provider of
- * bench/tofu-floor. Each start is given what its client gives it (OpenTofu's magic cookie,
- * protocol version and client certificate; the engine's address).
+ * from this checkout (bin/, the TypeScript sources), and as released (the self-contained executable
+ * of this machine's platform, taken out of the release's Pulumi tar.gz and OpenTofu/Terraform zip:
+ * scripts/release/), beside the floor: the Go provider of bench/tofu-floor. Each start is given
+ * what its client gives it (OpenTofu's magic cookie, protocol version and client certificate; the
+ * engine's address). The size of each of the release's archives is printed too.
  *
  * Wall time and CPU time (all the process's threads, from /proc, so Linux only for CPU) to the
  * line, and wall time to the first answer, median (min-max) of fresh processes started in turns;
  * one untimed start of each first (which fills the compile cache).
  *
- * Run: node bench/plugin-start.ts [--runs 15] [--installed DIR] [--compare DIR]
+ * Run: node bench/plugin-start.ts [--runs 15] [--installed DIR] [--release DIR] [--compare DIR]
  * [--compare-checkout DIR] (--installed: a project where the package is installed already, without
- * it this checkout is packed and installed first; --compare and --compare-checkout: another
- * version of the package, installed in a project and as a checkout, measured in the same turns).
+ * it this checkout is packed and installed first; --release: a release directory (`npm run
+ * release`), without it this checkout's release for this platform is built, or taken from the
+ * cache when its inputs are unchanged; --compare and --compare-checkout: another version of the
+ * package, installed in a project and as a checkout, measured in the same turns).
  */
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import http2 from "node:http2";
 import net from "node:net";
+import { tmpdir } from "node:os";
 import tls from "node:tls";
 import { join } from "node:path";
+import { inflateRawSync } from "node:zlib";
+import { packageVersion } from "../scripts/build.ts";
+import { cachedRelease } from "../scripts/release/cached.ts";
+import { hostPlatform } from "../scripts/release/platforms.ts";
+import { cwsArchiveName, providerExecutableName, pulumiArchiveName } from "../scripts/release/release.ts";
+import { zipName } from "../scripts/release/terraform-assets.ts";
 import { REPO_ROOT } from "../scripts/repo-root.ts";
+import { run } from "../scripts/run.ts";
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../provider/opentofu/serve.ts";
 import { pluginCertificate } from "../provider/opentofu/tls-cert.ts";
 import { installPackage, userEnv } from "./built-package.ts";
@@ -170,7 +182,43 @@ function startOnce(t: Target): Promise<Start> {
   });
 }
 
-function targets(project: string, floor: string): Target[] {
+/** The one file of a zip the release wrote (deflated, no data descriptor: scripts/release/archive.ts). */
+function unzipOne(zip: Buffer): Buffer {
+  const size = zip.readUInt32LE(18);
+  const start = 30 + zip.readUInt16LE(26) + zip.readUInt16LE(28);
+  return inflateRawSync(zip.subarray(start, start + size));
+}
+
+/**
+ * The executables of this platform's release, as users unpack them: `pulumi-resource-cws` from the
+ * Pulumi tar.gz and `terraform-provider-cws_v<version>` from the zip, in a temporary folder; and
+ * each archive of the release with its size.
+ */
+async function releasedExecutables(): Promise<{
+  plugin: string;
+  provider: string;
+  sizes: [string, number][];
+}> {
+  const host = hostPlatform();
+  if (!host) throw new Error(`no release platform for ${process.platform}-${process.arch}`);
+  const release =
+    arg("release") ?? (await cachedRelease([host], (line) => console.error(`[release] ${line}`)));
+  const version = packageVersion();
+  const dir = mkdtempSync(join(tmpdir(), "cws-bench-release-"));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  await run("tar", ["-xzf", join(release, pulumiArchiveName(version, host)), "-C", dir]);
+  const provider = join(dir, providerExecutableName(version, host));
+  writeFileSync(provider, unzipOne(readFileSync(join(release, zipName(version, host.os, host.arch)))));
+  chmodSync(provider, 0o755);
+  const sizes = [
+    pulumiArchiveName(version, host),
+    zipName(version, host.os, host.arch),
+    cwsArchiveName(version, host),
+  ].map((f): [string, number] => [f, statSync(join(release, f)).size]);
+  return { plugin: join(dir, "pulumi-resource-cws"), provider, sizes };
+}
+
+function targets(project: string, floor: string, released: { plugin: string; provider: string }): Target[] {
   const installed = join(project, "node_modules", ".bin");
   const noCache = { NODE_DISABLE_COMPILE_CACHE: "1" };
   const compare = arg("compare");
@@ -185,6 +233,7 @@ function targets(project: string, floor: string): Target[] {
     target("installed", join(installed, plugin));
     target("installed, compile cache off", join(installed, plugin), noCache);
     target("checkout", join(REPO_ROOT, "bin", plugin));
+    target("released executable", plugin === "pulumi-resource-cws" ? released.plugin : released.provider);
     if (compare) target(`installed from ${compare}`, join(compare, "node_modules", ".bin", plugin));
     if (compareCheckout) target(`checkout ${compareCheckout}`, join(compareCheckout, "bin", plugin));
   }
@@ -199,7 +248,8 @@ function targets(project: string, floor: string): Target[] {
 
 const floor = await ensureFloorProvider();
 const project = arg("installed") ?? (await installPackage());
-const list = targets(project, floor);
+const released = await releasedExecutables();
+const list = targets(project, floor, released);
 for (const t of list) await startOnce(t); // fills the compile cache
 const runs = new Map<string, Start[]>(list.map((t) => [t.name, []]));
 for (let r = 0; r < RUNS; r++) {
@@ -222,3 +272,8 @@ for (const t of list) {
     `| ${t.name} | ${fmt(xs.map((x) => x.wallMs))} | ${fmt(xs.map((x) => x.cpuMs))} | ${fmt(xs.map((x) => x.answerMs))} |`,
   );
 }
+
+console.log(`\nThe release's archives of this platform (the executable inside each is the same)\n`);
+console.log(`| archive | size |`);
+console.log(`|---|---:|`);
+for (const [file, size] of released.sizes) console.log(`| ${file} | ${(size / 1e6).toFixed(1)} MB |`);

@@ -65,6 +65,7 @@ export async function buildRelease(options: ReleaseOptions): Promise<void> {
   mkdirSync(out, { recursive: true });
   // First: `npm pack` rebuilds dist/ (where the release may be).
   if (options.sdks) await packSdks(join(out, "sdks"), log, { pluginDownloadUrl: options.pluginDownloadUrl });
+  mkdirSync(out, { recursive: true });
 
   const schema = schemaText(options.pluginDownloadUrl);
   writeFileSync(join(out, "schema.json"), schema);

@@ -233,7 +233,9 @@ for (const tool of TOOLS) {
         writeFileSync(join(withLock.dir, ".terraform.lock.hcl"), committed.lock());
         const refused = await withLock.run("init");
         expect(refused.code).not.toBe(0);
-        expect(refused.output).toMatch(/doesn't\s+match\s+any\s+of\s+the\s+checksums/);
+        expect(refused.output).toMatch(
+          /doesn't\s+match\s+any\s+of\s+the\s+checksums\s+previously\s+recorded\s+in\s+the\s+dependency\s+lock\s+file/,
+        );
 
         // A network mirror serving that zip under the release's checksums.
         const badNetwork = join(root, "bad-network");
@@ -246,7 +248,9 @@ for (const tool of TOOLS) {
           .run("init")
           .finally(() => served.close());
         expect(mirrorRefused.code).not.toBe(0);
-        expect(mirrorRefused.output).toMatch(/checksum|doesn't match/i);
+        expect(mirrorRefused.output).toMatch(
+          /provider\s+package\s+doesn't\s+match\s+the\s+any\s+of\s+the\s+expected\s+checksums/,
+        );
 
         // Only another platform's package in the mirror.
         const other = packedMirror(join(root, "other-platform"), tool.host, {
@@ -254,7 +258,11 @@ for (const tool of TOOLS) {
         });
         const missing = await project("other-platform", filesystemMirror(other)).run("init");
         expect(missing.code).not.toBe(0);
-        expect(missing.output).toMatch(new RegExp(`${PLATFORM}|platform`));
+        expect(missing.output).toMatch(
+          new RegExp(
+            `does\\s+not\\s+have\\s+a\\s+package\\s+available\\s+for\\s+your\\s+current\\s+platform,\\s+${PLATFORM}`,
+          ),
+        );
       },
     );
   });
