@@ -70,8 +70,11 @@ export async function buildRelease(options: ReleaseOptions): Promise<void> {
   const schema = schemaText(options.pluginDownloadUrl);
   writeFileSync(join(out, "schema.json"), schema);
   const bundle = options.bundle ?? (await bundleExecutable(schema));
+  const codeBytes = Object.entries(bundle.assets)
+    .filter(([key]) => key.startsWith("file:code/"))
+    .reduce((n, [, data]) => n + data.length, 0);
   log(
-    `bundled cli/executable.ts: ${(bundle.code.length / 1e6).toFixed(1)} MB of code, ${Object.keys(bundle.assets).length - 1} files`,
+    `bundled: a ${bundle.code.length} byte main script; ${(codeBytes / 1e6).toFixed(1)} MB of code and ${Object.keys(bundle.assets).length - 1} files in all as its assets`,
   );
 
   const zips: ProviderZip[] = [];

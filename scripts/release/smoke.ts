@@ -28,9 +28,9 @@ export function runner(platform: Platform): string[] | undefined {
 }
 
 /** The first line `cmd args` prints on stdout (it is then stopped), within `ms`. */
-function firstLine(cmd: string, args: string[], ms: number): Promise<string> {
+function firstLine(cmd: string, args: string[], env: NodeJS.ProcessEnv, ms: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(cmd, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     const timer = setTimeout(() => child.kill("SIGKILL"), ms);
@@ -63,11 +63,13 @@ export async function smokeTest(platform: Platform, exe: Buffer): Promise<string
     const plugin = join(dir, "pulumi-resource-cws");
     symlinkSync(cws, plugin);
     const [cmd, ...args] = [...prefix, cws];
-    const help = await runProcess(cmd!, [...args, "--help"]);
+    // Its files go to a cache of its own, removed with it.
+    const env = { ...process.env, XDG_CACHE_HOME: join(dir, "cache") };
+    const help = await runProcess(cmd!, [...args, "--help"], { env });
     if (!help.stdout.startsWith("Usage: cws")) throw new Error(`cws --help printed:\n${help.output}`);
     // Under qemu a start takes seconds, not milliseconds.
     const [pcmd, ...pargs] = [...prefix, plugin];
-    const port = await firstLine(pcmd!, [...pargs, "127.0.0.1:1"], 60_000);
+    const port = await firstLine(pcmd!, [...pargs, "127.0.0.1:1"], env, 60_000);
     if (!/^\d+$/.test(port)) throw new Error(`pulumi-resource-cws printed '${port}', not its port`);
     return prefix.length ? `under ${prefix[0]!.split("/").at(-1)}` : "natively";
   } finally {

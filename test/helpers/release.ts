@@ -59,7 +59,7 @@ export async function serveDirectory(
 ): Promise<ServedDirectory> {
   const requests: string[] = [];
   const handler = (req: IncomingMessage, res: ServerResponse) => {
-    const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname).replace(/\/+/g, "/");
+    const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
     requests.push(path);
     const file = normalize(join(dir, path));
     if (!file.startsWith(dir + sep) || !existsSync(file) || !statSync(file).isFile()) {
