@@ -29,6 +29,9 @@
  *   and what its calls load later (by `import()`) in files of their own. OpenTofu starts its
  *   provider several times per command and the engine its plugin for every command: a few files,
  *   their code cached compiled after the first start, start in a fraction of the time.
+ *
+ * The release's executables (scripts/release/bundle.ts) take the same run-time files
+ * (runtimeFiles, openTofuProtocolFiles, distPackageJson) from here, so both ship the same.
  */
 import { spawnSync } from "node:child_process";
 import {
