@@ -1,0 +1,75 @@
+/**
+ * The `cws` command from the release's `cws_<version>_linux_amd64.tar.gz`, with no Node.js of its
+ * own: `cws serve` runs the reference server, whose sandboxes run their agent with the server's
+ * own executable started as `node` (cli/executable.ts), and `cws adopt` reads an org from it.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CwsClient } from "../../../client/index.ts";
+import { run, runProcess } from "../../../scripts/run.ts";
+import { DEMO_TOKEN } from "../../helpers/http.ts";
+import { hostRelease, VERSION } from "../../helpers/release.ts";
+
+describe("the cws command from the release", () => {
+  let root: string;
+  let cws: string;
+  let server: ChildProcess | undefined;
+  let baseUrl: string;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    const release = await hostRelease();
+    root = mkdtempSync(join(tmpdir(), "cws-release-command-"));
+    await run("tar", ["-xzf", join(release, `cws_${VERSION}_linux_amd64.tar.gz`), "-C", root]);
+    cws = join(root, "cws");
+    // Its files go to a fresh HOME's cache, as on a new machine.
+    env = { ...process.env, HOME: join(root, "home"), XDG_CACHE_HOME: join(root, "home", ".cache") };
+    server = spawn(cws, ["serve", "--port", "0", "--quiet", "--data-dir", join(root, "data")], {
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    for await (const line of createInterface({ input: server.stderr! })) {
+      const m = / listening on (\S+) /.exec(line);
+      if (m) {
+        baseUrl = m[1]!;
+        break;
+      }
+    }
+  }, 600_000);
+  afterAll(() => {
+    server?.kill("SIGTERM");
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it("serves a sandbox whose agent runs on the release's executable", { timeout: 120_000 }, async () => {
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v3$/);
+    const client = new CwsClient({ baseUrl, org: "demo", token: DEMO_TOKEN });
+    const w = await client.workloads.create({
+      type: "SANDBOX",
+      name: "release-box",
+      image: "tpl-ubuntu-headless",
+    });
+    try {
+      await client.workloads.deploy(w.uid);
+      await client.workloads.waitForStatus(w.uid, "running", { timeoutMs: 60_000 });
+      const r = await client.sandboxes.exec(w.uid, {
+        cmd: "echo from the sandbox; readlink /proc/$PPID/exe",
+      });
+      expect(r.stdout).toBe("from the sandbox\n/.cws/node\n");
+    } finally {
+      await client.workloads.delete(w.uid);
+    }
+  });
+
+  it("adopt reads the org from the server it serves", { timeout: 60_000 }, async () => {
+    const r = await runProcess(cws, ["adopt", "--format", "pulumi", "--url", baseUrl, "--org", "demo"], {
+      env: { ...env, CWS_API_TOKEN: DEMO_TOKEN },
+      allowFailure: true,
+    });
+    expect(r.code, r.output).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveProperty("resources");
+  });
+});
