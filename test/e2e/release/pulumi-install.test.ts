@@ -6,15 +6,15 @@
  * - Python: a program from the wheel packed with `--plugin-download-url` naming that server; the
  *   engine downloads `pulumi-resource-cws-v<version>-linux-amd64.tar.gz` by itself at the first
  *   up, then a preview with no changes and destroy;
- * - YAML: `pulumi plugin install resource cws <version> --server <url>`, then a project run by the
- *   CLI: up, a preview with no changes, destroy.
+ * - YAML: `pulumi plugin install resource cws <version> --server <url>` (a wrong `--checksum`
+ *   refused first), then a project run by the CLI: up, a preview with no changes, destroy.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packPythonWheel } from "../../../scripts/pack-sdks.ts";
-import { run } from "../../../scripts/run.ts";
+import { run, runProcess } from "../../../scripts/run.ts";
 import { pip, VENV_PYTHON } from "../../../scripts/toolchain/languages.ts";
 import { pulumiRoot } from "../../../scripts/toolchain/pulumi.ts";
 import { DEMO_TOKEN } from "../../helpers/http.ts";
@@ -175,7 +175,21 @@ describe("Pulumi installs the plugin from the release, without Node.js", () => {
       writeFileSync(join(dir, "Pulumi.yaml"), YAML_PROJECT);
       const { env, home } = userEnv("yaml");
       const pulumi = (...args: string[]) => run("pulumi", [...args, "--non-interactive"], { cwd: dir, env });
-      await pulumi("plugin", "install", "resource", "cws", VERSION, "--server", served.url);
+      const install = ["plugin", "install", "resource", "cws", VERSION, "--server", served.url];
+      // A checksum the archive does not have is refused with the CLI's own error. (The right one
+      // is refused too by Pulumi 3.259, whose check leaves the download's last read out of the
+      // hash: docs/packages.md says how to pin the archive instead.)
+      const wrong = await runProcess("pulumi", [...install, "--checksum", "0".repeat(64)], {
+        cwd: dir,
+        env,
+        allowFailure: true,
+      });
+      expect(wrong.code).not.toBe(0);
+      expect(wrong.output).toMatch(/invalid checksum, expected 0{64}, actual [0-9a-f]{64}/);
+      expect(existsSync(join(home, "plugins", `resource-cws-v${VERSION}`, "pulumi-resource-cws"))).toBe(
+        false,
+      );
+      await pulumi(...install);
       expect(existsSync(join(home, "plugins", `resource-cws-v${VERSION}`, "pulumi-resource-cws"))).toBe(true);
 
       await pulumi("stack", "init", "dev");
