@@ -14,7 +14,7 @@
  * started at once (OpenTofu starts several) each see it whole or not at all. Later starts only
  * look for it. It holds the executable's own files only, keyed by their hash.
  */
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -50,8 +50,13 @@ type Sea = {
 
 let root: string | undefined;
 
-/** The folders the files may go to, in order: the user's cache, then the temporary folder. */
-function candidates(build: string): string[] {
+/**
+ * The folders the files may go to, in order: the user's cache, then the temporary folder. The
+ * temporary folder is shared with every user of the machine: its `pulumi-cws-<user>` folder is
+ * used only when it is this user's own and no one else may write into it (`shared`), so that no
+ * other user can put code there for the executable to load.
+ */
+function candidates(build: string): { dir: string; shared: boolean }[] {
   const env = process.env;
   const cache =
     process.platform === "win32"
@@ -61,12 +66,28 @@ function candidates(build: string): string[] {
   try {
     user = userInfo().username;
   } catch {
-    // No name for this uid: one folder for all such users.
+    // No name for this uid: one folder for all such users (each checked to be its owner's).
   }
   return [
-    join(cache, "pulumi-cws", "executable-files", build),
-    join(tmpdir(), `pulumi-cws-${user}`, "executable-files", build),
+    { dir: join(cache, "pulumi-cws", "executable-files", build), shared: false },
+    { dir: join(tmpdir(), `pulumi-cws-${user}`, "executable-files", build), shared: true },
   ];
+}
+
+/** Whether `dir` (made when missing) is a folder of this user that no one else may write to. */
+function ownFolder(dir: string): boolean {
+  if (process.platform === "win32") return true; // the temporary folder is the user's own there
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch {
+    // There already, or cannot be made: the checks below say which.
+  }
+  try {
+    const st = lstatSync(dir);
+    return st.isDirectory() && st.uid === process.getuid?.() && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** Writes every file under `dir` (through a temporary folder renamed into place). */
@@ -95,7 +116,11 @@ export function filesRoot(): string {
   const sea = process.getBuiltinModule("node:sea") as Sea;
   const index = JSON.parse(sea.getAsset(FILES_ASSET, "utf8")) as FilesIndex;
   const errors: string[] = [];
-  for (const dir of candidates(index.build)) {
+  for (const { dir, shared } of candidates(index.build)) {
+    if (shared && !ownFolder(join(dir, "..", ".."))) {
+      errors.push(`${join(dir, "..", "..")}: not a folder of this user's own`);
+      continue;
+    }
     if (existsSync(join(dir, ".complete"))) return (root = dir);
     if (!writableDir(dirname(dir))) {
       errors.push(`${dirname(dir)}: not a folder it may write to`);
