@@ -4,7 +4,7 @@
 #   Chromium for the dashboard's browser test (test/e2e/browser/dashboard.test.ts drives /usr/bin/chromium),
 #   npm packages (including Node 24 from the npm registry), and the build (dist/),
 #   the Pulumi CLI and the YAML language host built from the Go module proxy (cached in ~/.cache/pulumi-cws),
-#   OpenTofu and HashiCorp Terraform built the same way (the HCL tests run both),
+#   OpenTofu built the same way (HashiCorp Terraform, the HCL tests' other tool, is built by `npm test`),
 #   the Python and Go SDKs generated from schema.json, and the project venv (.venv) for Python
 #   (with moto's S3 server, the S3-compatible store of the team-state tests),
 #   PostgreSQL for OpenTofu's pg backend in the team-state tests (test/helpers/team-backends.ts
@@ -48,10 +48,10 @@ npm run --silent pulumi:build
 # module proxy and cached by version beside the Pulumi CLI (scripts/toolchain/tofu.ts).
 npm run --silent tofu:build
 
-# HashiCorp Terraform, the other tool the HCL tests run: built from the Go module proxy with the
-# source edit of scripts/toolchain/terraform.ts, cached beside OpenTofu (about 5 minutes cold on
-# 2 cores; the demo does not need it).
-npm run --silent terraform:build
+# HashiCorp Terraform, the other tool the HCL tests run, is not built here: the demo does not need
+# it, and it is about 5 more minutes cold on 2 cores. `npm test` builds it first (terraform:build:
+# from the Go module proxy with the source edit of scripts/toolchain/terraform.ts, cached beside
+# OpenTofu).
 
 # Python, Go and YAML programs: the SDKs generated from schema.json (tools/gen-sdk, cached),
 # the project's Python virtual environment (.venv) and the Go programs' modules.
