@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { requiredVersion, toolchainCache } from "../../../scripts/toolchain/go-build.ts";
 import { pulumiRoot } from "../../../scripts/toolchain/pulumi.ts";
+import { TERRAFORM_VERSION, terraformPath } from "../../../scripts/toolchain/terraform.ts";
 import { tofuPath } from "../../../scripts/toolchain/tofu.ts";
 import { REPO_ROOT } from "../../../scripts/repo-root.ts";
 
@@ -14,7 +15,7 @@ const saved = { ...process.env };
 
 describe("the toolchain cache", () => {
   afterEach(() => {
-    for (const k of ["CWS_PULUMI_CACHE", "XDG_CACHE_HOME", "CWS_TOFU"]) {
+    for (const k of ["CWS_PULUMI_CACHE", "XDG_CACHE_HOME", "CWS_TOFU", "CWS_TERRAFORM"]) {
       if (saved[k] === undefined) delete process.env[k];
       else process.env[k] = saved[k];
     }
@@ -30,13 +31,17 @@ describe("the toolchain cache", () => {
     expect(toolchainCache()).toBe("/elsewhere");
   });
 
-  it("holds the CLI and OpenTofu in folders named for their release", () => {
+  it("holds the CLI, OpenTofu and Terraform in folders named for their release", () => {
     process.env.CWS_PULUMI_CACHE = "/cache";
     delete process.env.CWS_TOFU;
+    delete process.env.CWS_TERRAFORM;
     expect(pulumiRoot("3.1.2")).toBe("/cache/pulumi-v3.1.2");
     expect(tofuPath("1.2.3")).toBe("/cache/tofu-v1.2.3/bin/tofu");
+    expect(terraformPath()).toBe(`/cache/terraform-v${TERRAFORM_VERSION}/bin/terraform`);
     process.env.CWS_TOFU = "/usr/bin/terraform";
     expect(tofuPath()).toBe("/usr/bin/terraform");
+    process.env.CWS_TERRAFORM = "/opt/terraform";
+    expect(terraformPath()).toBe("/opt/terraform");
   });
 
   it("reads the release a wrapper module of tools/ pins", () => {
