@@ -37,7 +37,7 @@ import { fileURLToPath } from "node:url";
 import { REPO_ROOT } from "../scripts/repo-root.ts";
 import { runProcess } from "../scripts/run.ts";
 import { ensureTerraform } from "../scripts/toolchain/terraform.ts";
-import { TOFU_VERSION, tofuPath } from "../scripts/toolchain/tofu.ts";
+import { REGISTRY_HOSTS, TOFU_VERSION, tofuPath } from "../scripts/toolchain/tofu.ts";
 import { installPackage, userEnv } from "./built-package.ts";
 import { median } from "./median.ts";
 import { ensureFloorProvider } from "./tofu-floor.ts";
@@ -57,8 +57,6 @@ const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
 const TOFU_VERSIONS = [...new Set(["1.12.6", TOFU_VERSION])];
 /** The tools to time, by command name. */
 const TOOLS = arg("tools", "tofu,terraform").split(",");
-/** Where each tool takes a source address without a host (`cws/cws`) from. */
-const REGISTRY_HOSTS = ["registry.opentofu.org", "registry.terraform.io"];
 
 interface Tool {
   /** `tofu` or `terraform`: the command, and how the tables name it. */

@@ -68,15 +68,22 @@ export async function ensureTofu(version = TOFU_VERSION, log: Log = logTo("tofu"
 }
 
 /**
- * The environment of a tofu that installs the cws provider from the filesystem mirror `mirror`
- * (offline; every other provider as usual): its CLI config, written to `<root>/tofu.rc`, and the
- * variables of an unattended run.
+ * The registry hosts a source address without one (`cws/cws`) means: OpenTofu's and Terraform's.
+ * A mirror holds the provider under each, so that either tool finds it.
+ */
+export const REGISTRY_HOSTS = ["registry.opentofu.org", "registry.terraform.io"] as const;
+
+/**
+ * The environment of a tofu or terraform that installs the cws provider from the filesystem mirror
+ * `mirror` (offline; every other provider as usual): its CLI config, written to `<root>/tofu.rc`
+ * (both tools read `TF_CLI_CONFIG_FILE`), and the variables of an unattended run.
  */
 export function mirrorEnv(root: string, mirror: string): NodeJS.ProcessEnv {
   const cliConfig = join(root, "tofu.rc");
+  const patterns = REGISTRY_HOSTS.map((h) => `"${h}/cws/*"`).join(", ");
   writeFileSync(
     cliConfig,
-    `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = ["registry.opentofu.org/cws/*"]\n  }\n  direct {\n    exclude = ["registry.opentofu.org/cws/*"]\n  }\n}\n`,
+    `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = [${patterns}]\n  }\n  direct {\n    exclude = [${patterns}]\n  }\n}\n`,
   );
   return { TF_CLI_CONFIG_FILE: cliConfig, TF_IN_AUTOMATION: "1", TF_INPUT: "0", CHECKPOINT_DISABLE: "1" };
 }

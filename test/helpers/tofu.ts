@@ -21,7 +21,7 @@ import { inflateRawSync } from "node:zlib";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { runProcess } from "../../scripts/run.ts";
 import { TERRAFORM_VERSION, terraformPath } from "../../scripts/toolchain/terraform.ts";
-import { TOFU_VERSION, tofuPath } from "../../scripts/toolchain/tofu.ts";
+import { REGISTRY_HOSTS, TOFU_VERSION, mirrorEnv, tofuPath } from "../../scripts/toolchain/tofu.ts";
 import { DEMO_TOKEN, type ApiServer } from "./http.ts";
 
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
@@ -71,9 +71,6 @@ export function requireTool(tool: HclTool): void {
   if (!existsSync(tool.path)) throw new Error(`${tool.path} is missing: run npm run ${tool.build}`);
 }
 
-/** The registry hosts a source address without a host (`cws/cws`) means: OpenTofu's and Terraform's. */
-const REGISTRY_HOSTS = ["registry.opentofu.org", "registry.terraform.io"];
-
 export interface TofuRun {
   /** The command as typed (`terraform plan -var ...`), for messages. */
   command: string;
@@ -106,21 +103,6 @@ export function writeMirror(dir: string): void {
     writeFileSync(exe, `#!/bin/sh\nexec "${join(REPO_ROOT, "bin", "terraform-provider-cws")}" "$@"\n`);
     chmodSync(exe, 0o755);
   }
-}
-
-/**
- * The environment of a tool that installs the cws provider from the filesystem mirror `mirror`
- * (offline; every other provider as usual): its CLI configuration, written to `<root>/cli.rc`
- * (both tools read `TF_CLI_CONFIG_FILE`), and the variables of an unattended run.
- */
-export function mirrorEnv(root: string, mirror: string): NodeJS.ProcessEnv {
-  const cliConfig = join(root, "cli.rc");
-  const patterns = REGISTRY_HOSTS.map((h) => `"${h}/cws/*"`).join(", ");
-  writeFileSync(
-    cliConfig,
-    `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = [${patterns}]\n  }\n  direct {\n    exclude = [${patterns}]\n  }\n}\n`,
-  );
-  return { TF_CLI_CONFIG_FILE: cliConfig, TF_IN_AUTOMATION: "1", TF_INPUT: "0", CHECKPOINT_DISABLE: "1" };
 }
 
 /**
