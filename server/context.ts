@@ -4,6 +4,7 @@ import type { WebSocketServer } from "ws";
 import type { Faults } from "./http/faults.ts";
 import type { RateLimits } from "./http/rate-limit.ts";
 import type { Router } from "./http/router.ts";
+import type { ServerTimeouts } from "./http/timeouts.ts";
 import type { Lifecycle } from "./workloads/lifecycle.ts";
 import type { Seed } from "./seed/schema.ts";
 import type { Services } from "./services.ts";
@@ -18,6 +19,8 @@ export interface ResolvedOptions {
   provisionDelayMs: number;
   adminToken: string;
   sandboxRoot: string | undefined;
+  /** The server's own timeouts (http/timeouts.ts). */
+  timeouts: ServerTimeouts;
 }
 
 /**

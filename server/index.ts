@@ -3,7 +3,9 @@ import { checkExposure, DEFAULT_ADMIN_TOKEN } from "./http/exposure.ts";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
 import { Faults, type ResolvedOptions, type ServerContext, type UpgradeHandler } from "./context.ts";
-import { durableResponses } from "./http/durable.ts";
+import { bodySafeResponses, RequestBodies } from "./http/bodies.ts";
+import { durableResponses, writeDirectly } from "./http/durable.ts";
+import { resolveTimeouts, TIMEOUT_CHECK_MS, type ServerTimeouts } from "./http/timeouts.ts";
 import { Router } from "./http/router.ts";
 import {
   API_PREFIX,
@@ -11,6 +13,7 @@ import {
   createRequestListener,
   createUpgradeListener,
   onClientError,
+  sendError,
 } from "./http/server.ts";
 import { Lifecycle } from "./workloads/lifecycle.ts";
 import { ROUTE_MODULES, type RouteModule } from "./modules.ts";
@@ -29,6 +32,7 @@ export type { Services } from "./services.ts";
 export type { WorkloadHooks } from "./workloads/lifecycle.ts";
 export type { RouteModule } from "./modules.ts";
 export type { Seed } from "./seed/schema.ts";
+export type { ServerTimeouts } from "./http/timeouts.ts";
 export { DEFAULT_SEED } from "./seed/data.ts";
 export { ApiError } from "./http/errors.ts";
 export { NEXT, Router, type RequestContext, type Reply } from "./http/router.ts";
@@ -66,6 +70,12 @@ export interface ServerOptions {
    * Default: no limit.
    */
   rateLimit?: RateLimitSetting;
+  /**
+   * The server's own timeouts, in milliseconds (docs/reference-server.md, "Timeouts and the
+   * answer bound"): `headersMs` (default 10 s), `bodyIdleMs` (10 s), `requestMs` (300 s),
+   * `keepAliveMs` (65 s), `sandboxWaitMs` (5 s).
+   */
+  timeouts?: Partial<ServerTimeouts>;
 }
 
 export interface RunningServer {
@@ -88,6 +98,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     if (!checked.success)
       throw new Error(`rateLimit: ${checked.error.issues.map((i) => i.message).join("; ")}`);
   }
+  const timeouts = resolveTimeouts(options.timeouts);
   const seed = typeof options.seed === "string" ? loadSeedFile(options.seed) : (options.seed ?? DEFAULT_SEED);
   const resolved: ResolvedOptions = {
     host: options.host ?? "127.0.0.1",
@@ -97,6 +108,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     provisionDelayMs: options.provisionDelayMs ?? 300,
     adminToken: options.adminToken ?? DEFAULT_ADMIN_TOKEN,
     sandboxRoot: options.sandboxRoot,
+    timeouts,
   };
   const log = options.log ?? (() => {});
   const clock = options.clock ?? systemClock;
@@ -142,8 +154,22 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   for (const register of [...ROUTE_MODULES, ...(options.extensions ?? [])]) await register(context);
   lifecycle.start();
 
-  const listener = createRequestListener(context);
-  const http = createServer({ keepAliveTimeout: 65_000, ServerResponse: durableResponses(store) }, listener);
+  const bodies = new RequestBodies(timeouts.bodyIdleMs, (res, e) => {
+    writeDirectly(res);
+    sendError(res, e);
+  });
+  closers.push(() => bodies.close());
+  const listener = createRequestListener(context, bodies);
+  const http = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+      ServerResponse: bodySafeResponses(durableResponses(store)),
+    },
+    listener,
+  );
   http.on("upgrade", createUpgradeListener(context, upgradeHandlers, listener));
   http.on("clientError", onClientError);
   try {

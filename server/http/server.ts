@@ -5,6 +5,7 @@ import type { Fault } from "../../api/index.ts";
 import type { Endpoint } from "../../api/endpoints/index.ts";
 import type { ServerContext } from "../context.ts";
 import { ApiError } from "./errors.ts";
+import type { RequestBodies } from "./bodies.ts";
 import { afterCommit, unsavedError, writeDirectly } from "./durable.ts";
 import { endpointBody, endpointQuery } from "./endpoints.ts";
 import { readJsonBody } from "./io.ts";
@@ -61,11 +62,13 @@ export function sendError(res: ServerResponse, e: ApiError): void {
 /**
  * The node:http request listener: logging, faults, auth and the org's rate limit, routing,
  * errors. Faults come first: a request a fault fails or cuts before it is carried out never
- * reaches authentication, so it costs no token; a delayed one is charged when it runs.
+ * reaches authentication, so it costs no token; a delayed one is charged when it runs. `bodies`
+ * keeps each request's body from stalling its connection (http/bodies.ts).
  */
-export function createRequestListener(ctx: ServerContext) {
+export function createRequestListener(ctx: ServerContext, bodies?: RequestBodies) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
+    bodies?.track(req, res);
     const method = (req.method ?? "GET").toUpperCase();
     let pathname = "/";
     let search = "";

@@ -29,16 +29,20 @@ export const DEFAULT_TIMEOUTS: Readonly<ServerTimeouts> = {
   sandboxWaitMs: 5_000,
 };
 
-/** How often the headers, body and request timeouts are checked: each fires at most this late. */
-export const TIMEOUT_CHECK_MS = 1_000;
+/** How often the headers, body and request timeouts are checked (each fires at most this late, plus the event loop's delay). */
+export const TIMEOUT_CHECK_MS = 250;
+
+/** What the answer bound allows beyond the longest timeout: the check above, and a loaded event loop. */
+export const TIMEOUT_SLACK_MS = 1_000;
 
 /**
  * The answer bound: every request gets its status line, or its connection is closed, within this
- * long, not counting the request's own work (its body arriving, an exec's command running, a
- * file's bytes moving to or from the sandbox, a desktop that is still starting).
+ * long (11 s with the default timeouts), not counting the request's own work: its body arriving
+ * (while bytes keep coming), an exec's command running (up to its timeout_sec), a file's bytes
+ * moving to or from the sandbox, a desktop WebSocket waiting for a desktop that is still starting.
  */
 export function answerBoundMs(t: ServerTimeouts): number {
-  return Math.max(t.headersMs, t.bodyIdleMs, t.sandboxWaitMs) + TIMEOUT_CHECK_MS;
+  return Math.max(t.headersMs, t.bodyIdleMs, t.sandboxWaitMs) + TIMEOUT_SLACK_MS;
 }
 
 /** The timeouts of a server: the defaults, with what the options give. Throws on a bad value. */

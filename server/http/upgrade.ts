@@ -11,7 +11,12 @@ import { API_PREFIX, parseRequestTarget } from "./path.ts";
 /** Writes an API error on a raw socket (an upgrade that is refused), then closes it. */
 export function writeSocketError(socket: Duplex, err: ApiError): void {
   const body = JSON.stringify({ error: err.message, reason: err.reason });
-  if (socket.destroyed || !socket.writable) return;
+  if (socket.destroyed) return;
+  if (!socket.writable) {
+    // Nothing can be said on it any more: never leave it open.
+    socket.destroy();
+    return;
+  }
   const extra = Object.entries(err.headers)
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join("");
@@ -130,7 +135,9 @@ export function createUpgradeListener(
  * or headers, headers too large) get the API's JSON error body too.
  */
 export function onClientError(err: Error & { code?: string }, socket: Duplex): void {
-  if (err.code === "ECONNRESET" || !socket.writable) {
+  // An answer already begun on the connection cannot be followed by another one: close it.
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }
@@ -138,7 +145,11 @@ export function onClientError(err: Error & { code?: string }, socket: Duplex): v
     err.code === "HPE_HEADER_OVERFLOW"
       ? ApiError.custom(431, "HEADERS_TOO_LARGE", "request headers are too large")
       : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? ApiError.custom(408, "REQUEST_TIMEOUT", "the request was not received in time")
+        ? ApiError.custom(
+            408,
+            "REQUEST_TIMEOUT",
+            "the request was not received in time (its headers, or the whole request)",
+          )
         : ApiError.custom(
             400,
             "MALFORMED_REQUEST",

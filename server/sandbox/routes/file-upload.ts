@@ -213,7 +213,10 @@ export async function readFileUpload(
   };
 
   let typeChecked = false;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  // An error part way through leaves the request as it is (not destroyed): the rest of the body
+  // is drained once the error is answered, and the connection serves the next request
+  // (server/http/bodies.ts). A destroyed request would leave it unread, the connection stuck.
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     if (!typeChecked && chunk.length) {
       typeChecked = true;
       if (type !== "application/json") {
