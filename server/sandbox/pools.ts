@@ -61,7 +61,11 @@ export class SandboxPools {
   private readonly ownsRoot: boolean;
   private readonly store: Store;
 
-  constructor(opts: { sandboxRoot: string | undefined; store: Store }) {
+  /**
+   * `busyWaitMs`: how long an operation waits for a sandbox another operation holds (the
+   * server's `timeouts.sandboxWaitMs`), see SandboxRuntimeOptions.
+   */
+  constructor(opts: { sandboxRoot: string | undefined; store: Store; busyWaitMs?: number }) {
     this.store = opts.store;
     this.ownsRoot = !opts.sandboxRoot;
     // Without sandboxRoot: a private temporary directory, created by the first sandbox (so that a
@@ -69,10 +73,13 @@ export class SandboxPools {
     this.rootDir = opts.sandboxRoot
       ? path.resolve(opts.sandboxRoot)
       : path.join(os.tmpdir(), `cws-sandboxes-${process.pid}-${randomBytes(8).toString("hex")}`);
-    this.runtimes = {
-      master: new SandboxRuntime({ rootDir: path.join(this.rootDir, "master"), maxTerminals: MAX_TERMINALS }),
-      shadow: new SandboxRuntime({ rootDir: path.join(this.rootDir, "shadow"), maxTerminals: MAX_TERMINALS }),
-    };
+    const runtime = (pool: Pool) =>
+      new SandboxRuntime({
+        rootDir: path.join(this.rootDir, pool),
+        maxTerminals: MAX_TERMINALS,
+        busyWaitMs: opts.busyWaitMs,
+      });
+    this.runtimes = { master: runtime("master"), shadow: runtime("shadow") };
   }
 
   poolOf(deploymentType: string | undefined): Pool {

@@ -65,7 +65,11 @@ export class SandboxService {
 
   constructor(ctx: ServerContext) {
     this.ctx = ctx;
-    this.pools = new SandboxPools({ sandboxRoot: ctx.options.sandboxRoot, store: ctx.store });
+    this.pools = new SandboxPools({
+      sandboxRoot: ctx.options.sandboxRoot,
+      store: ctx.store,
+      busyWaitMs: ctx.options.timeouts.sandboxWaitMs,
+    });
     this.snapshots = new Snapshots(this.pools.rootDir, () => this.pools.ensureRoot());
     this.tickets = new AccessTickets(ctx.clock);
     this.targets = new SandboxTargets({ workloads: ctx.store.workloads, pools: this.pools });

@@ -83,6 +83,9 @@ export function sandboxApiError(
       }
       case "UNAVAILABLE":
         return new ApiError("WORKLOAD_SANDBOX_GATEWAY_FAILURE", `sandbox did not answer: ${e.message}`);
+      case "BUSY":
+        // The spec's status for an unavailable sandbox (409): another operation holds it.
+        return new ApiError("WORKLOAD_SANDBOX_UNAVAILABLE", e.message, { headers: { "retry-after": "1" } });
     }
   }
   if (e instanceof TypeError) return new ApiError("INVALID_BODY", e.message);

@@ -327,7 +327,11 @@ async function readFileOp(p: string, token: string): Promise<Msg> {
     let total = 0;
     while (total < st.size) {
       const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, st.size - total), null);
-      if (bytesRead === 0) throw new AgentError("UNAVAILABLE", `file shrank while read: ${p}`);
+      if (bytesRead === 0)
+        throw new AgentError(
+          "BUSY",
+          `file ${p} shrank while it was read (written meanwhile?): read it again`,
+        );
       total += bytesRead;
       const chunk = Buffer.from(buf.subarray(0, bytesRead));
       if (!sock.write(chunk)) await new Promise((r) => sock.once("drain", r));

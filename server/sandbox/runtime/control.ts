@@ -89,6 +89,13 @@ export class Sandbox {
   frozen: FrozenSet | undefined;
   /** Set while the runtime itself holds the processes stopped (fork/snapshot copy). */
   pause: Promise<void> | undefined;
+  /** What holds `pause` (for the error of a call that waited too long). */
+  pauseWhat = "";
+  /**
+   * How long a call waits for the sandbox while another operation holds it (`pause`, the
+   * lifecycle lock) or while it is frozen under a call in progress, before failing with BUSY.
+   */
+  busyWaitMs = 5_000;
   lastActivity = Date.now();
   unauthenticated = 0;
   lock: Promise<unknown> = Promise.resolve();
@@ -134,6 +141,7 @@ function agentError(r: Reply): SandboxError {
     "UNAVAILABLE",
     "NO_DESKTOP",
     "LIMIT",
+    "BUSY",
   ];
   const code = codes.includes(String(r.code)) ? (r.code as SandboxError["code"]) : "UNAVAILABLE";
   return new SandboxError(code, r.message ?? "sandbox agent error");
@@ -217,16 +225,59 @@ export function onExit(sb: Sandbox): void {
   sb.markExited();
 }
 
-/** Sends a request to the agent; waits while the runtime holds the sandbox stopped for a copy. */
+/** The error of a call that waited `busyWaitMs` for the sandbox. */
+function busy(sb: Sandbox, what: string): SandboxError {
+  const holder =
+    sb.state === "frozen"
+      ? "it is frozen"
+      : sb.pause
+        ? `${sb.pauseWhat || "a copy"} holds it`
+        : "another operation holds it";
+  return new SandboxError(
+    "BUSY",
+    `sandbox ${sb.id} is busy: ${holder}; ${what} waited ${sb.busyWaitMs / 1000} s for it. Retry shortly`,
+  );
+}
+
+/**
+ * Waits while the runtime holds the sandbox stopped for a copy (fork, snapshot), at most
+ * `busyWaitMs` in all; BUSY after that.
+ */
+export async function untilFree(sb: Sandbox, what: string): Promise<void> {
+  if (!sb.pause) return;
+  const until = Date.now() + sb.busyWaitMs;
+  while (sb.pause) {
+    const left = until - Date.now();
+    if (left <= 0) throw busy(sb, what);
+    let timer!: NodeJS.Timeout;
+    await Promise.race([sb.pause, new Promise<void>((r) => (timer = setTimeout(r, left)))]);
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Sends a request to the agent; waits (up to `busyWaitMs`) while the runtime holds the sandbox
+ * stopped for a copy. The agent has `timeoutMs` of the sandbox's running time to answer; a call
+ * the sandbox stays frozen or stopped under for `busyWaitMs` fails with BUSY.
+ */
 export async function request(sb: Sandbox, msg: Record<string, unknown>, timeoutMs = 60_000): Promise<Reply> {
-  while (sb.pause) await sb.pause;
+  const what = String(msg.op);
+  await untilFree(sb, what);
   checkRunning(sb);
   const id = sb.nextReq++;
   return new Promise<Reply>((resolve, reject) => {
-    const cancel = runningTimeout(sb, timeoutMs, () => {
-      sb.pending.delete(id);
-      reject(new SandboxError("UNAVAILABLE", `sandbox ${sb.id} did not answer (${String(msg.op)})`));
-    });
+    const cancel = runningTimeout(
+      sb,
+      timeoutMs,
+      () => {
+        sb.pending.delete(id);
+        reject(new SandboxError("UNAVAILABLE", `sandbox ${sb.id} did not answer (${what})`));
+      },
+      () => {
+        sb.pending.delete(id);
+        reject(busy(sb, what));
+      },
+    );
     sb.pending.set(id, {
       resolve: (r) => {
         cancel();
@@ -241,11 +292,17 @@ export async function request(sb: Sandbox, msg: Record<string, unknown>, timeout
   });
 }
 
-/** Rejects with UNAVAILABLE if p has not settled after ms of the sandbox running (frozen time does not count). */
+/**
+ * Rejects with UNAVAILABLE if p has not settled after ms of the sandbox running (frozen time does
+ * not count), with BUSY if the sandbox stays frozen or stopped under it for `busyWaitMs`.
+ */
 export function deadline<T>(sb: Sandbox, p: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const cancel = runningTimeout(sb, ms, () =>
-      reject(new SandboxError("UNAVAILABLE", `sandbox ${sb.id}: ${what} did not complete`)),
+    const cancel = runningTimeout(
+      sb,
+      ms,
+      () => reject(new SandboxError("UNAVAILABLE", `sandbox ${sb.id}: ${what} did not complete`)),
+      () => reject(busy(sb, what)),
     );
     p.then(
       (v) => {
@@ -260,19 +317,33 @@ export function deadline<T>(sb: Sandbox, p: Promise<T>, ms: number, what: string
   });
 }
 
+/** How often a call in progress looks whether its sandbox is frozen or stopped for a copy. */
+const HELD_CHECK_MS = 250;
+
 /**
  * Calls onTimeout once the sandbox has run for ms (time spent frozen, or stopped for a copy, does
- * not count); the function returned cancels it.
+ * not count), or onHeld once it has been frozen or stopped for `busyWaitMs` in a row (seen at
+ * checks every 250 ms); the function returned cancels both.
  */
-function runningTimeout(sb: Sandbox, ms: number, onTimeout: () => void): () => void {
+function runningTimeout(sb: Sandbox, ms: number, onTimeout: () => void, onHeld: () => void): () => void {
   let timer: NodeJS.Timeout;
-  const arm = () => {
-    timer = setTimeout(() => {
-      if (sb.state === "frozen" || sb.pause) return arm();
-      onTimeout();
-    }, ms);
+  let ran = 0;
+  let heldSince: number | undefined;
+  let last = Date.now();
+  const tick = () => {
+    const now = Date.now();
+    if (sb.state === "frozen" || sb.pause) {
+      heldSince ??= last;
+      if (now - heldSince >= sb.busyWaitMs) return onHeld();
+    } else {
+      heldSince = undefined;
+      ran += now - last;
+      if (ran >= ms) return onTimeout();
+    }
+    last = now;
+    timer = setTimeout(tick, Math.min(HELD_CHECK_MS, Math.max(1, ms - ran)));
   };
-  arm();
+  timer = setTimeout(tick, Math.min(HELD_CHECK_MS, ms));
   return () => clearTimeout(timer);
 }
 

@@ -102,6 +102,9 @@ export async function stopNamespace(ns: string): Promise<FrozenSet> {
     if (!pending) return { preStopped };
     await sleep(round < 20 ? 1 : 10);
   }
+  // Whatever was stopped goes on again: a sandbox left stopped would leave every call to its
+  // agent waiting.
+  continueNamespace(ns, { preStopped });
   throw new Error("could not stop every process of the sandbox");
 }
 

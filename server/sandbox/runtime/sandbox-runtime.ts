@@ -49,6 +49,12 @@ export interface SandboxRuntimeOptions {
   startTimeoutMs?: number;
   /** Processes, memory and disk per sandbox (default DEFAULT_LIMITS). */
   limits?: Partial<SandboxLimits>;
+  /**
+   * How long an operation waits for a sandbox that another operation holds (a fork's or
+   * snapshot's copy, a freeze, a thaw), or that stays frozen under a call in progress, before it
+   * fails with BUSY (default 5 s). A destroy waits this long, then goes ahead.
+   */
+  busyWaitMs?: number;
 }
 
 export interface ExecResult {
@@ -64,6 +70,7 @@ export class SandboxRuntime {
   private terminalBackend: "auto" | "python" | "script";
   private desktopGeometry: string;
   private startTimeoutMs: number;
+  private busyWaitMs: number;
   readonly limits: SandboxLimits;
   private readonly settings: LaunchSettings;
   private boxes = new Map<string, Sandbox>();
@@ -79,6 +86,7 @@ export class SandboxRuntime {
     this.terminalBackend = opts.terminalBackend ?? "auto";
     this.desktopGeometry = opts.desktopGeometry ?? "1280x800";
     this.startTimeoutMs = opts.startTimeoutMs ?? 30_000;
+    this.busyWaitMs = opts.busyWaitMs ?? 5_000;
     this.limits = resolveLimits(opts.limits);
     this.settings = {
       rootDir: this.rootDir,
@@ -100,7 +108,9 @@ export class SandboxRuntime {
   async fork(parentId: string, childId: string, spec: SandboxSpec): Promise<void> {
     const parent = this.get(parentId);
     await this.startWith(childId, { ...spec, fromSnapshot: undefined }, (fsDir) =>
-      this.serialized(parent, () => this.withStopped(parent, () => copyWritable(parent.fsDir, fsDir))),
+      this.serialized(parent, "fork", () =>
+        this.withStopped(parent, "a fork's copy", () => copyWritable(parent.fsDir, fsDir)),
+      ),
     );
   }
 
@@ -116,7 +126,9 @@ export class SandboxRuntime {
     if (entries.length) throw new SandboxError("INVALID_STATE", `snapshot destination is not empty: ${dest}`);
     await fsp.mkdir(dest, { recursive: true, mode: 0o700 });
     try {
-      await this.serialized(sb, () => this.withStopped(sb, () => copyWritable(sb.fsDir, dest)));
+      await this.serialized(sb, "snapshot", () =>
+        this.withStopped(sb, "a snapshot's copy", () => copyWritable(sb.fsDir, dest)),
+      );
       const manifest = {
         format: 1,
         source: id,
@@ -132,14 +144,14 @@ export class SandboxRuntime {
 
   async freeze(id: string): Promise<void> {
     const sb = this.get(id);
-    await this.serialized(sb, async () => {
+    await this.serialized(sb, "freeze", async () => {
       if (sb.state === "frozen") return;
       if (sb.state !== "running") throw new SandboxError("INVALID_STATE", `sandbox ${id} is ${sb.state}`);
       sb.state = "frozen";
       try {
         sb.frozen = await stopNamespace(sb.ns!);
       } catch (err) {
-        continueNamespace(sb.ns!, { preStopped: new Set() });
+        // stopNamespace has continued what it stopped.
         sb.state = "running";
         throw new SandboxError("UNAVAILABLE", String(err));
       }
@@ -148,7 +160,7 @@ export class SandboxRuntime {
 
   async thaw(id: string): Promise<void> {
     const sb = this.get(id);
-    await this.serialized(sb, async () => {
+    await this.serialized(sb, "thaw", async () => {
       if (sb.state === "running") return;
       if (sb.state !== "frozen") throw new SandboxError("INVALID_STATE", `sandbox ${id} is ${sb.state}`);
       continueNamespace(sb.ns!, sb.frozen ?? { preStopped: new Set() });
@@ -170,7 +182,9 @@ export class SandboxRuntime {
       throw new SandboxError("NOT_FOUND", `no sandbox ${id}`);
     }
     await sb.starting?.catch(() => {});
-    await this.serialized(sb, () => teardown(sb));
+    // A destroy does not give up: once busyWaitMs has passed, it goes ahead (a copy from the
+    // sandbox then fails).
+    await this.serialized(sb, "destroy", () => teardown(sb), { orProceed: true });
     if (this.boxes.get(id) === sb) this.boxes.delete(id);
   }
 
@@ -286,19 +300,44 @@ export class SandboxRuntime {
     return sb;
   }
 
-  /** Runs lifecycle operations of one sandbox one at a time. */
-  private serialized<T>(sb: Sandbox, fn: () => Promise<T>): Promise<T> {
-    const run = sb.lock.then(fn, fn);
-    sb.lock = run.catch(() => {});
+  /**
+   * Runs lifecycle operations of one sandbox one at a time. One that cannot start within
+   * busyWaitMs (the one before it still runs) fails with BUSY without running, or, with
+   * `orProceed`, runs anyway. The next one waits for both.
+   */
+  private serialized<T>(
+    sb: Sandbox,
+    what: string,
+    fn: () => Promise<T>,
+    opts: { orProceed?: boolean } = {},
+  ): Promise<T> {
+    const before = sb.lock;
+    const run = (async () => {
+      let timer!: NodeJS.Timeout;
+      const free = await Promise.race([
+        before.then(() => true),
+        new Promise<false>((r) => (timer = setTimeout(() => r(false), this.busyWaitMs))),
+      ]);
+      clearTimeout(timer);
+      if (!free && !opts.orProceed) {
+        throw new SandboxError(
+          "BUSY",
+          `sandbox ${sb.id} is busy: another operation holds it; ${what} waited ${this.busyWaitMs / 1000} s for it. Retry shortly`,
+        );
+      }
+      return fn();
+    })();
+    sb.lock = Promise.all([before, run.catch(() => {})]);
     return run;
   }
 
   /** Runs fn with every process of the sandbox stopped (already-frozen sandboxes stay frozen). */
-  private async withStopped<T>(sb: Sandbox, fn: () => Promise<T>): Promise<T> {
+  private async withStopped<T>(sb: Sandbox, what: string, fn: () => Promise<T>): Promise<T> {
     if (sb.state === "frozen") return fn();
     if (sb.state !== "running") throw new SandboxError("INVALID_STATE", `sandbox ${sb.id} is ${sb.state}`);
     let release!: () => void;
     sb.pause = new Promise((r) => (release = r));
+    sb.pauseWhat = what;
     try {
       const frozen = await stopNamespace(sb.ns!);
       try {
@@ -328,6 +367,7 @@ export class SandboxRuntime {
     if (!status.available)
       throw new SandboxError("UNAVAILABLE", status.reason ?? "bubblewrap is not available");
     const sb = newSandbox(this.rootDir, id, spec);
+    sb.busyWaitMs = this.busyWaitMs;
     this.boxes.set(id, sb);
     sb.starting = (async () => {
       try {
