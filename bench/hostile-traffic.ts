@@ -6,7 +6,7 @@
  * slowest answers; exits 1 if a request was lost or answered over the bound.
  *
  *   node bench/hostile-traffic.ts [REQUESTS] [--no-admin] [--seed N] [--bound-ms MS] [--in-process]
- *     [--exclude REGEX (labels left out)] [--lost-after-ms MS]
+ *     [--exclude REGEX (labels left out)] [--lost-after-ms MS] [--timeouts-ms MS (in-process)]
  */
 import * as fs from "node:fs";
 import { bubblewrapStatus } from "../server/sandbox/runtime/index.ts";
@@ -17,7 +17,7 @@ import {
   type Outcome,
   type TrafficReport,
 } from "../test/server/hostile-traffic.ts";
-import { ANSWER_BOUND_MS } from "../server/http/timeouts.ts";
+import { ANSWER_BOUND_MS, answerBoundMs, resolveTimeouts } from "../server/http/timeouts.ts";
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {
@@ -27,8 +27,14 @@ const flag = (name: string): string | undefined => {
 const requests = Number(args.find((a) => /^\d+$/.test(a)) ?? 100_000);
 const admin = !args.includes("--no-admin");
 const seed = flag("--seed") === undefined ? undefined : Number(flag("--seed"));
-const boundMs = Number(flag("--bound-ms") ?? ANSWER_BOUND_MS);
 const inProcess = args.includes("--in-process");
+// --timeouts-ms N: the headers, body and sandbox-wait timeouts of an in-process server.
+const short = flag("--timeouts-ms") === undefined ? undefined : Number(flag("--timeouts-ms"));
+const timeouts =
+  short === undefined ? undefined : { headersMs: short, bodyIdleMs: short, sandboxWaitMs: short };
+const boundMs = Number(
+  flag("--bound-ms") ?? (timeouts ? answerBoundMs(resolveTimeouts(timeouts)) : ANSWER_BOUND_MS),
+);
 const exclude = flag("--exclude") === undefined ? undefined : new RegExp(flag("--exclude")!);
 const lostAfterMs = Number(flag("--lost-after-ms") ?? 30_000);
 
@@ -39,7 +45,7 @@ if (!status.available) {
 }
 
 const server = inProcess
-  ? await startTestServer({ sandboxRoot: true })
+  ? await startTestServer({ sandboxRoot: true, timeouts })
   : await startTestServer({ subprocess: true });
 const summary = (r: TrafficReport): string =>
   `${r.total} requests: ${r.answered} answered, ${r.closed} closed, ${r.lost.length} lost; slowest ${r.slowest[0]?.ms.toFixed(0) ?? "-"} ms (${r.slowest[0]?.label ?? "-"})`;
@@ -51,11 +57,22 @@ interface Seen {
   req: import("node:http").IncomingMessage;
   res: import("node:http").ServerResponse;
 }
-const conns = new Map<number, { socket: import("node:net").Socket; requests: Seen[]; upgraded?: string }>();
+const conns = new Map<
+  number,
+  { socket: import("node:net").Socket; requests: Seen[]; upgraded?: string; destroyedBy?: string }
+>();
 if (inProcess && "http" in server) {
   server.http.prependListener("connection", (socket: import("node:net").Socket) => {
     const port = socket.remotePort!;
     conns.set(port, { socket, requests: [] });
+    if (process.env.CWS_TRACE_DESTROY) {
+      const destroy = socket.destroy.bind(socket);
+      socket.destroy = (e?: Error) => {
+        const c = conns.get(port);
+        if (c) c.destroyedBy = new Error("destroyed here").stack;
+        return destroy(e);
+      };
+    }
     socket.once("close", () => setTimeout(() => conns.delete(port), 60_000).unref());
   });
   server.http.prependListener("request", (req, res) => {
@@ -71,7 +88,7 @@ if (inProcess && "http" in server) {
 const dump = (o: Outcome): void => {
   const c = o.port === undefined ? undefined : conns.get(o.port);
   if (!c) {
-    console.error(`  lost ${o.label} on port ${o.port}: the server has no connection from that port`);
+    console.error(`  ${o.kind} ${o.label} on port ${o.port}: the server has no connection from that port`);
     return;
   }
   const s = c.socket as import("node:net").Socket & {
@@ -80,10 +97,11 @@ const dump = (o: Outcome): void => {
     _httpMessage?: unknown;
   };
   console.error(
-    `  lost ${o.label} on port ${o.port}: socket bytesRead ${s.bytesRead} written ${s.bytesWritten} destroyed ${s.destroyed} ` +
+    `  ${o.kind} ${o.label} (${o.error ?? ""}) on port ${o.port}: socket bytesRead ${s.bytesRead} written ${s.bytesWritten} destroyed ${s.destroyed} ` +
       `_paused ${s._paused} isPaused ${s.isPaused()} flowing ${s.readableFlowing} parser ${s.parser ? "yes" : "no"} ` +
       `_httpMessage ${s._httpMessage ? "yes" : "no"} upgraded ${c.upgraded ?? "no"}`,
   );
+  if (c.destroyedBy) console.error(`    ${c.destroyedBy.split("\n").slice(1, 12).join("\n    ")}`);
   for (const r of c.requests.slice(-4))
     console.error(
       `    ${r.method} ${r.url.slice(0, 120)} +${Date.now() - r.t0} ms ago: complete ${r.req.complete} readableEnded ${r.req.readableEnded} ` +

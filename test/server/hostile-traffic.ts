@@ -42,7 +42,7 @@ export interface TrafficOptions {
   admin?: boolean;
   /** Seed of the choice of requests (default: random). */
   seed?: number;
-  /** Called when a request is found lost, before it is given up (to look at the server then). */
+  /** Called when a request is found lost (before it is given up) or closed: to look at the server then. */
   onLost?: (o: Outcome) => void;
   /** Requests whose label matches are left out of the traffic. */
   exclude?: RegExp;
@@ -79,7 +79,7 @@ export interface TrafficReport {
   statuses: Record<string, number>;
   /** 5xx answers (none expected but 503 for a full pool; kept for the report). */
   serverErrors: Outcome[];
-  /** Closes by error text. */
+  /** Closes by request and error text. */
   closes: Record<string, number>;
   seed: number;
   elapsedMs: number;
@@ -105,6 +105,12 @@ interface Send {
   body?: string | Buffer;
   /** The body in pieces, chunked, with a pause between them. */
   chunks?: (string | Buffer)[];
+  /**
+   * Send `chunks` as node:http does without a Transfer-Encoding header: for a DELETE, the bytes
+   * go out unframed after the headers, and the server reads them as the next request (the
+   * client's own framing error: the server answers 400 and closes the connection).
+   */
+  unframed?: boolean;
   /** For a streamed answer: destroy the request this long after the answer's headers. */
   cutAfterMs?: number;
   /** Cut by destroying the response (the client's IncomingMessage) rather than the request. */
@@ -240,6 +246,17 @@ function catalogue(run: Run, admin: boolean): [number, () => Plan | Promise<Plan
           path: `${W}/terminals/valueOf`,
           headers: jsonHeaders,
           chunks: ['{"a":', "1}"],
+        }),
+    ],
+    [
+      0.3,
+      () =>
+        agentPlan("DELETE terminals/valueOf unframed body (client framing error)", {
+          method: "DELETE",
+          path: `${W}/terminals/valueOf`,
+          headers: jsonHeaders,
+          chunks: ['{"a":', "1}"],
+          unframed: true,
         }),
     ],
     [1, () => agentPlan("HEAD terminals", { method: "HEAD", path: `${W}/terminals`, headers: auth })],
@@ -646,7 +663,7 @@ function once(run: Run, plan: Plan): Promise<Done> {
       settled = true;
       clearTimeout(timer);
       const out: Done = { label: plan.label, ms: performance.now() - t0, ...o };
-      if (o.kind === "lost") run.onLost?.(out);
+      if (o.kind !== "answered") run.onLost?.(out);
       resolve(out);
       cleanup?.();
     };
@@ -678,6 +695,9 @@ function once(run: Run, plan: Plan): Promise<Done> {
     const upgrade = plan.via === "upgrade";
     const headers: Record<string, string | number> = { ...send.headers };
     if (send.body !== undefined) headers["content-length"] = Buffer.byteLength(send.body);
+    // node:http frames a body written in pieces as chunked for POST, PUT and PATCH only; for
+    // DELETE it sends the bytes unframed unless told (see `unframed`).
+    if (send.chunks && !send.unframed) headers["transfer-encoding"] = "chunked";
     const url = new URL(send.path, run.fx.origin);
     const req = httpRequest({
       host: url.hostname,
@@ -700,7 +720,7 @@ function once(run: Run, plan: Plan): Promise<Done> {
     });
     timer = setTimeout(() => settle({ kind: "lost", reused, port }, () => req.destroy()), run.lostAfterMs);
     req.on("error", (e) =>
-      settle({ kind: "closed", error: (e as NodeJS.ErrnoException).code ?? e.message, reused }),
+      settle({ kind: "closed", error: (e as NodeJS.ErrnoException).code ?? e.message, reused, port }),
     );
     req.on("upgrade", (res, socket) => {
       settle({ kind: "answered", status: res.statusCode, reused }, () => {
@@ -849,7 +869,8 @@ export async function runTraffic(fx: TrafficFixtures, opts: TrafficOptions): Pro
         if ((o.status ?? 0) >= 500) report.serverErrors.push(outcome);
       } else {
         report.closed++;
-        report.closes[o.error ?? "?"] = (report.closes[o.error ?? "?"] ?? 0) + 1;
+        const key = `${o.label}: ${o.error ?? "?"}`;
+        report.closes[key] = (report.closes[key] ?? 0) + 1;
       }
       if (report.slowest.length < 10 || o.ms > report.slowest[report.slowest.length - 1]!.ms) {
         report.slowest.push(outcome);
