@@ -104,6 +104,25 @@ describe("a body a route stops reading part way", () => {
     c.sock.destroy();
   });
 
+  it("the same with a Content-Length, the body in three segments (the stall the issue saw)", async () => {
+    const c = new Conn(s.port);
+    const W = `/v3/orgs/demo/workloads/${fx.sandbox}`;
+    const body = JSON.stringify({ path: "/workspace/x", content_b64: { a: 1 } });
+    const cut = body.indexOf("{", 1) + 1;
+    c.send(
+      `PUT ${W}/files?cursor=garbage HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n${body.slice(0, cut)}`,
+    );
+    expect(await c.answers(1, 5_000)).toEqual(["HTTP/1.1 400 Bad Request"]);
+    c.send(body.slice(cut, cut + 4));
+    await sleep(5);
+    c.send(body.slice(cut + 4));
+    await sleep(20);
+    c.send(`DELETE ${W}/terminals/valueOf HTTP/1.1\r\nHost: x\r\n${AUTH}\r\n`);
+    expect(await c.answers(2, 3_000)).toEqual(["HTTP/1.1 400 Bad Request", "HTTP/1.1 404 Not Found"]);
+    c.sock.destroy();
+  });
+
   it("a refused upload's large rest is drained: the connection serves the next request", async () => {
     const c = new Conn(s.port);
     const W = `/v3/orgs/demo/workloads/${fx.sandbox}`;
