@@ -96,7 +96,7 @@ export async function ensurePythonEnv(log: Log = defaultLog): Promise<void> {
       await run("python3", ["-m", "venv", VENV]);
     } catch (e) {
       throw new Error(
-        `${(e as Error).message}: python3 -m venv needs Debian's python3-venv (scripts/setup.sh installs it)`,
+        `${(e as Error).message}: python3 -m venv needs Debian's python3-venv (scripts/setup-tests.sh installs it)`,
       );
     }
   }

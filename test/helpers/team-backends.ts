@@ -5,7 +5,7 @@
  *   there by `npm run languages:setup`) holding one bucket, for Pulumi's DIY backend
  *   (`s3://bucket?endpoint=...&s3ForcePathStyle=true&region=us-east-1`).
  * - `startPostgres()`: a PostgreSQL cluster (Debian's `postgresql` package, installed by
- *   scripts/setup.sh) made by `initdb` in a temp dir and run by `pg_ctl` on a free port, for
+ *   scripts/setup-tests.sh) made by `initdb` in a temp dir and run by `pg_ctl` on a free port, for
  *   OpenTofu's `pg` backend. PostgreSQL refuses to run as root: as root the cluster belongs to
  *   `nobody`, and its commands run under `setpriv` as that user.
  *
@@ -120,7 +120,7 @@ export function postgresBin(): string {
     : [];
   if (!versions.length)
     throw new Error(
-      `no PostgreSQL under ${root}: install Debian's postgresql package (scripts/setup.sh does)`,
+      `no PostgreSQL under ${root}: install Debian's postgresql package (scripts/setup-tests.sh does)`,
     );
   return join(root, versions[0]!, "bin");
 }

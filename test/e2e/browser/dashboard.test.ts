@@ -8,7 +8,7 @@ import type { OfflineStack } from "../../../scripts/offline-stack.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { cwsStack, liveResources } from "../../helpers/stacks.ts";
 
-/** Chromium from Debian's package (scripts/setup.sh installs it). */
+/** Chromium from Debian's package (scripts/setup-tests.sh installs it). */
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
   "--headless",
