@@ -7,6 +7,12 @@
  *
  *   node bench/hostile-traffic.ts [REQUESTS] [--no-admin] [--seed N] [--bound-ms MS] [--in-process]
  *     [--exclude REGEX (labels left out)] [--lost-after-ms MS] [--timeouts-ms MS (in-process)]
+ *     [--progress N]
+ *
+ * --in-process runs the server in this process and prints, for each request lost or closed, the
+ * server's side of its connection (socket state, the last requests it carried): how the stalled
+ * keep-alive connections behind refused uploads were found. The bound is the server's answer
+ * bound (server/http/timeouts.ts).
  */
 import * as fs from "node:fs";
 import { bubblewrapStatus } from "../server/sandbox/runtime/index.ts";
@@ -48,7 +54,9 @@ const server = inProcess
   ? await startTestServer({ sandboxRoot: true, timeouts })
   : await startTestServer({ subprocess: true });
 const summary = (r: TrafficReport): string =>
-  `${r.total} requests: ${r.answered} answered, ${r.closed} closed, ${r.lost.length} lost; slowest ${r.slowest[0]?.ms.toFixed(0) ?? "-"} ms (${r.slowest[0]?.label ?? "-"})`;
+  `${r.total} requests: ${r.answered} answered, ${r.closed} closed, ${r.lost.length} lost; slowest ` +
+  `${r.slowest[0]?.ms.toFixed(0) ?? "-"} ms (${r.slowest[0]?.label ?? "-"}), of those sent in full ` +
+  `${r.slowestSent[0]?.ms.toFixed(0) ?? "-"} ms (${r.slowestSent[0]?.label ?? "-"})`;
 /** In-process only: the server's view of every connection and request, dumped when a request is lost. */
 interface Seen {
   method: string;
@@ -59,7 +67,14 @@ interface Seen {
 }
 const conns = new Map<
   number,
-  { socket: import("node:net").Socket; requests: Seen[]; upgraded?: string; destroyedBy?: string }
+  {
+    socket: import("node:net").Socket;
+    requests: Seen[];
+    upgraded?: string;
+    destroyedBy?: string;
+    /** The parse error the server met on the connection (a client's framing), if any. */
+    clientError?: string;
+  }
 >();
 if (inProcess && "http" in server) {
   server.http.prependListener("connection", (socket: import("node:net").Socket) => {
@@ -80,11 +95,19 @@ if (inProcess && "http" in server) {
       .get(req.socket.remotePort!)
       ?.requests.push({ method: req.method!, url: req.url!, t0: Date.now(), req, res });
   });
+  server.http.prependListener(
+    "clientError",
+    (e: Error & { code?: string }, socket: import("node:net").Socket) => {
+      const c = conns.get(socket.remotePort!);
+      if (c) c.clientError = e.code ?? e.message;
+    },
+  );
   server.http.prependListener("upgrade", (req) => {
     const c = conns.get(req.socket.remotePort!);
     if (c) c.upgraded = `${req.method} ${req.url}`;
   });
 }
+let closedAfterClientError = 0;
 const dump = (o: Outcome): void => {
   const c = o.port === undefined ? undefined : conns.get(o.port);
   if (!c) {
@@ -101,6 +124,10 @@ const dump = (o: Outcome): void => {
       `_paused ${s._paused} isPaused ${s.isPaused()} flowing ${s.readableFlowing} parser ${s.parser ? "yes" : "no"} ` +
       `_httpMessage ${s._httpMessage ? "yes" : "no"} upgraded ${c.upgraded ?? "no"}`,
   );
+  if (c.clientError) {
+    closedAfterClientError++;
+    console.error(`    the server refused bytes on it as a malformed request: ${c.clientError}`);
+  }
   if (c.destroyedBy) console.error(`    ${c.destroyedBy.split("\n").slice(1, 12).join("\n    ")}`);
   for (const r of c.requests.slice(-4))
     console.error(
@@ -122,7 +149,7 @@ try {
     seed,
     exclude,
     lostAfterMs,
-    onLost: dump,
+    onLost: inProcess ? dump : undefined,
     progressEvery: Number(flag("--progress") ?? 5000),
     onProgress: (_n, r) => {
       console.error(`${((Date.now() - started) / 1000).toFixed(0)} s: ${summary(r)}`);
@@ -145,6 +172,7 @@ try {
         over_bound_ms: boundMs,
         over_bound: over,
         slowest: report.slowest.map((o) => ({ ...o, ms: Math.round(o.ms) })),
+        slowest_sent_in_full: report.slowestSent.map((o) => ({ ...o, ms: Math.round(o.ms) })),
         statuses: report.statuses,
         closes: report.closes,
         server_errors: report.serverErrors.slice(0, 20),
@@ -154,7 +182,12 @@ try {
     ),
   );
   console.log(summary(report));
-  if (inProcess) console.log(`open descriptors of the process: ${fdsBefore} before, ${fds()} after`);
+  if (inProcess) {
+    console.log(`open descriptors of the process: ${fdsBefore} before, ${fds()} after`);
+    console.log(
+      `closed: ${report.closed}, of which on a connection where the server had refused bytes as a malformed request: ${closedAfterClientError}`,
+    );
+  }
   if (report.lost.length || over.length) code = 1;
 } finally {
   await server.close();

@@ -75,6 +75,8 @@ export interface TrafficReport {
   lost: Outcome[];
   /** The slowest outcomes (answered or closed), slowest first. */
   slowest: Outcome[];
+  /** The same among the requests the client sent in full (the RAW ones it never finishes left out). */
+  slowestSent: Outcome[];
   /** Answers by status. */
   statuses: Record<string, number>;
   /** 5xx answers (none expected but 503 for a full pool; kept for the report). */
@@ -83,6 +85,14 @@ export interface TrafficReport {
   closes: Record<string, number>;
   seed: number;
   elapsedMs: number;
+}
+
+/** Keeps the 10 slowest outcomes in `list`, slowest first. */
+function keepSlowest(list: Outcome[], o: Outcome): void {
+  if (list.length >= 10 && o.ms <= list[list.length - 1]!.ms) return;
+  list.push(o);
+  list.sort((a, b) => b.ms - a.ms);
+  list.length = Math.min(list.length, 10);
 }
 
 /** A small seeded PRNG (mulberry32), so a run can be repeated. */
@@ -849,6 +859,7 @@ export async function runTraffic(fx: TrafficFixtures, opts: TrafficOptions): Pro
     closed: 0,
     lost: [],
     slowest: [],
+    slowestSent: [],
     statuses: {},
     serverErrors: [],
     closes: {},
@@ -872,11 +883,8 @@ export async function runTraffic(fx: TrafficFixtures, opts: TrafficOptions): Pro
         const key = `${o.label}: ${o.error ?? "?"}`;
         report.closes[key] = (report.closes[key] ?? 0) + 1;
       }
-      if (report.slowest.length < 10 || o.ms > report.slowest[report.slowest.length - 1]!.ms) {
-        report.slowest.push(outcome);
-        report.slowest.sort((a, b) => b.ms - a.ms);
-        report.slowest.length = Math.min(report.slowest.length, 10);
-      }
+      keepSlowest(report.slowest, outcome);
+      if (!o.label.startsWith("RAW ")) keepSlowest(report.slowestSent, outcome);
     }
     if (opts.onProgress && report.total % every === 0) opts.onProgress(report.total, report);
   };
