@@ -57,8 +57,8 @@ describe("examples/java-rental through `pulumi up` with the Java language host",
         writeFileSync(pom, pointed);
         rmSync(join(p.project, "target"), { recursive: true, force: true });
 
-        // The plugin installed into Pulumi's plugin cache, as docs/packages.md shows (a folder
-        // with a launcher that calls the package's), and not on PATH.
+        // The plugin installed into Pulumi's plugin cache (a folder with a launcher that calls
+        // the package's), and not on PATH.
         const pluginDir = join(p.state, "cws-plugin");
         mkdirSync(pluginDir);
         writeFileSync(
