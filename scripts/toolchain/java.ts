@@ -61,7 +61,8 @@ export function ensureJavaHost(log: Log = defaultLog): Promise<string> {
 }
 
 function requireTool(name: string, why: string): void {
-  if (!onPath(name)) throw new Error(`\`${name}\` is not on PATH: ${why} (scripts/setup-tests.sh installs it)`);
+  if (!onPath(name))
+    throw new Error(`\`${name}\` is not on PATH: ${why} (scripts/setup-tests.sh installs it)`);
 }
 
 /** Maven's own plugins at versions that know `maven.compiler.release` (Maven 3.8's defaults do not). */
