@@ -4,16 +4,8 @@
 import * as path from "node:path";
 import type { Readable } from "node:stream";
 
-import {
-  BoundedStream,
-  checkRunning,
-  deadline,
-  expectStream,
-  MAX_FILE_BYTES,
-  readSizeLine,
-  request,
-  type Sandbox,
-} from "./control.ts";
+import { checkRunning, deadline, expectStream, MAX_FILE_BYTES, request, type Sandbox } from "./control.ts";
+import { BoundedStream, readSizeLine } from "./streams.ts";
 import { SandboxError } from "./errors.ts";
 
 export interface FileStream {

@@ -17,12 +17,12 @@ import {
   MAX_FILE_BYTES,
   onEvent,
   onExit,
-  onLines,
   onReply,
   Sandbox,
   type Reply,
   type SandboxSpec,
 } from "./control.ts";
+import { onLines } from "./streams.ts";
 import { SandboxError } from "./errors.ts";
 import { chownTree, copyTree } from "./fscopy.ts";
 import {
