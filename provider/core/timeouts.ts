@@ -15,14 +15,17 @@ export function readyTimeoutMs(ctx: Pick<Context, "timeoutMs">, inputs: Props): 
   return ((inputs.readyTimeoutSec as number | undefined) ?? DEFAULT_READY_TIMEOUT_SEC) * 1000;
 }
 
-/** What a duration input is, in words: the form customTimeouts take (Go's syntax). */
-export const DURATION_WORDS = 'a duration such as "30s", "10m" or "1h30m"';
+/** Examples of a duration, for the errors of every duration input: the form customTimeouts take (Go's syntax). */
+export const DURATION_EXAMPLES = '"30s", "10m" or "1h30m"';
 
 /** Why a duration input (`waitForCapacity`) is not one; nothing while it is unset or unknown. */
 export function durationFailure(property: string, value: unknown): CheckFailure | undefined {
   if (value === undefined || value === UNKNOWN) return undefined;
   if (typeof value === "string" && durationMs(value) !== undefined) return undefined;
-  return { property, reason: `${property} must be ${DURATION_WORDS} (got ${JSON.stringify(value)})` };
+  return {
+    property,
+    reason: `${property} must be a duration such as ${DURATION_EXAMPLES} (got ${JSON.stringify(value)})`,
+  };
 }
 
 /**

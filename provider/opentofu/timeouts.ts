@@ -5,6 +5,7 @@
  */
 // Timeouts are read as the SDK classes read customTimeouts (Go duration syntax).
 import { durationMs } from "../../sdk/duration.ts";
+import { DURATION_EXAMPLES } from "../core/timeouts.ts";
 import type { MsgValue, TfObject } from "./msgpack.ts";
 import { TIMEOUT_KEYS } from "./tf-schema.ts";
 
@@ -21,7 +22,7 @@ export function checkTimeouts(block: MsgValue): { property: string; reason: stri
     if (!ms || ms <= 0)
       out.push({
         property: `timeouts.${k}`,
-        reason: `timeouts.${k} must be a positive duration such as "30s", "10m" or "1h30m" (got "${v}")`,
+        reason: `timeouts.${k} must be a positive duration such as ${DURATION_EXAMPLES} (got "${v}")`,
       });
   }
   return out;
