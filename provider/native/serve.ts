@@ -10,9 +10,9 @@ import type ProviderPb from "@pulumi/pulumi/proto/provider_pb.js";
 import {
   adapterOnFirstCall,
   rpcMethodName,
-  UnaryServer,
-  type UnaryHandler,
-  type UnaryMethod,
+  GrpcServer,
+  type GrpcHandler,
+  type GrpcMethod,
 } from "../frontend/grpc-server.ts";
 import type { CwsPlugin } from "./adapter.ts";
 
@@ -72,7 +72,7 @@ function loadMessages(): Promise<Messages> {
  * (the handler decodes them once the message classes are loaded), the response is a generated
  * message, which encodes itself.
  */
-const METHODS: Record<string, UnaryMethod> = Object.fromEntries(
+const METHODS: Record<string, GrpcMethod> = Object.fromEntries(
   Object.keys(HANDLED).map((rpc) => [
     rpc,
     {
@@ -89,9 +89,9 @@ const METHODS: Record<string, UnaryMethod> = Object.fromEntries(
  * (a StatusError as it is, with its details; anything else UNKNOWN with its message). `plugin` is
  * the adapter, or what loads it: then the first call does.
  */
-export function handlers(plugin: CwsPlugin | (() => Promise<CwsPlugin>)): Record<string, UnaryHandler> {
+export function handlers(plugin: CwsPlugin | (() => Promise<CwsPlugin>)): Record<string, GrpcHandler> {
   const adapter = adapterOnFirstCall(plugin);
-  const out: Record<string, UnaryHandler> = {};
+  const out: Record<string, GrpcHandler> = {};
   for (const rpc of Object.keys(HANDLED) as Rpc[]) {
     const name = rpcMethodName(rpc) as keyof CwsPlugin;
     out[rpc] = async (bytes) => {
@@ -106,8 +106,8 @@ export function handlers(plugin: CwsPlugin | (() => Promise<CwsPlugin>)): Record
 /** Starts the plugin's gRPC server on a free local port and returns the port. */
 export async function serve(
   plugin: CwsPlugin | (() => Promise<CwsPlugin>),
-): Promise<{ port: number; server: UnaryServer }> {
-  const server = new UnaryServer({ maxMessageBytes: MAX_MESSAGE_BYTES });
+): Promise<{ port: number; server: GrpcServer }> {
+  const server = new GrpcServer({ maxMessageBytes: MAX_MESSAGE_BYTES });
   server.add(METHODS, handlers(plugin));
   const port = await server.listen("127.0.0.1");
   return { port, server };

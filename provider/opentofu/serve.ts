@@ -4,9 +4,10 @@
  * certificate in PLUGIN_CLIENT_CERT), the handshake line on stdout
  * (`1|6|tcp|127.0.0.1:PORT|grpc|<server certificate, base64>`), the controller's Shutdown and
  * the health check. Every tfplugin6 RPC the provider answers is a method of the adapter
- * (TofuProvider); an error it throws becomes an error diagnostic of that call; one it does not
- * have is UNIMPLEMENTED. The service definitions come from protocol.ts (precompiled by the
- * build), the serving from frontend/grpc-server.ts (unary calls over node:http2).
+ * (TofuProvider); an error it throws becomes an error diagnostic of that call (of a stream's last
+ * event); one it does not have is UNIMPLEMENTED. The service definitions come from protocol.ts
+ * (precompiled by the build), the serving from frontend/grpc-server.ts (unary calls and server
+ * streams over node:http2).
  */
 import type * as protoLoader from "@grpc/proto-loader";
 import { fileURLToPath } from "node:url";
@@ -16,8 +17,9 @@ import {
   rpcMethodName,
   Status,
   StatusError,
-  UnaryServer,
-  type UnaryHandler,
+  GrpcServer,
+  type CallInfo,
+  type GrpcHandler,
 } from "../frontend/grpc-server.ts";
 import { loadServices, type Services } from "./protocol.ts";
 import { staticAnswer } from "./static-answers.ts";
@@ -45,18 +47,48 @@ export const PROTO_OPTIONS: protoLoader.Options = {
 };
 
 /**
- * The handlers of the provider's RPCs, each the adapter's method of the same name; the adapter is
- * given, or loaded by the first call (see main.ts). An RPC it has no method for is UNIMPLEMENTED.
+ * How each server-streaming RPC's event carries diagnostics: an error the adapter's stream throws
+ * ends it with one more event holding the error, as the provider's other errors are diagnostics.
+ */
+const STREAM_ERROR_EVENT: Record<string, (diagnostic: unknown) => unknown> = {
+  ListResource: (d) => ({ diagnostic: [d] }),
+  InvokeAction: (d) => ({ completed: { diagnostics: [d] } }),
+};
+
+/** An error as the diagnostic OpenTofu shows. */
+async function errorDiagnostic(e: unknown): Promise<unknown> {
+  // Loaded with the adapter (it names attributes in HCL terms, with the contract's names).
+  const { errorDiag, messageOf } = await import("./diagnostics.ts");
+  return errorDiag(messageOf(e));
+}
+
+/** The events of a stream the adapter answers, then its error as one more event if it throws. */
+async function* withErrorEvent(
+  events: AsyncIterable<unknown> | Iterable<unknown>,
+  errorEvent: (diagnostic: unknown) => unknown,
+): AsyncGenerator<unknown> {
+  try {
+    yield* events;
+  } catch (e) {
+    yield errorEvent(await errorDiagnostic(e));
+  }
+}
+
+/**
+ * The handlers of the provider's RPCs, each the adapter's method of the same name, called with the
+ * request and the call (its cancel signal); the adapter is given, or loaded by the first call (see
+ * main.ts). An RPC it has no method for is UNIMPLEMENTED. A server-streaming RPC's method answers
+ * with an iterable or async iterable of events.
  */
 function providerHandlers(
   service: Services["provider"],
   provider: TofuProvider | (() => Promise<TofuProvider>),
-): Record<string, UnaryHandler> {
+): Record<string, GrpcHandler> {
   const adapter = adapterOnFirstCall(provider);
-  const handlers: Record<string, UnaryHandler> = {};
+  const handlers: Record<string, GrpcHandler> = {};
   for (const rpc of Object.keys(service)) {
     let answer: Buffer | undefined | null = null;
-    handlers[rpc] = async (request) => {
+    handlers[rpc] = async (request, call) => {
       // Answered from the build's bytes when it made them: the adapter is not loaded for these.
       if (answer === null) answer = staticAnswer(rpc);
       if (answer) return answer;
@@ -64,12 +96,15 @@ function providerHandlers(
       const method = (p as unknown as Record<string, unknown>)[rpcMethodName(rpc)];
       if (typeof method !== "function")
         throw new StatusError(Status.UNIMPLEMENTED, `${rpc} is not implemented`);
+      const errorEvent = STREAM_ERROR_EVENT[rpc];
       try {
-        return await (method as (req: unknown) => unknown).call(p, request);
+        const answer = await (method as (req: unknown, c: CallInfo) => unknown).call(p, request, call);
+        return errorEvent
+          ? withErrorEvent(answer as AsyncIterable<unknown> | Iterable<unknown>, errorEvent)
+          : answer;
       } catch (e) {
-        // Loaded with the adapter (it names attributes in HCL terms, with the contract's names).
-        const { errorDiag, messageOf } = await import("./diagnostics.ts");
-        return { diagnostics: [errorDiag(messageOf(e))] };
+        const diagnostic = await errorDiagnostic(e);
+        return errorEvent ? [errorEvent(diagnostic)] : { diagnostics: [diagnostic] };
       }
     };
   }
@@ -78,7 +113,7 @@ function providerHandlers(
 
 export interface Served {
   /** `forceShutdown()` stops it at once (the process exits by itself on the controller's Shutdown). */
-  server: UnaryServer;
+  server: GrpcServer;
   /** The go-plugin handshake line (without the newline). */
   handshake: string;
 }
@@ -95,7 +130,7 @@ export async function serve(
   const s = await loadServices();
   const clientCert = env.PLUGIN_CLIENT_CERT;
   const cert = clientCert ? pluginCertificate() : undefined;
-  const server = new UnaryServer({
+  const server = new GrpcServer({
     maxMessageBytes: MAX_MESSAGE_BYTES,
     tls:
       cert && clientCert

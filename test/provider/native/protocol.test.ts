@@ -5,7 +5,7 @@ import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
 import statusPb from "@pulumi/pulumi/proto/status_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CwsPlugin } from "../../../provider/native/adapter.ts";
-import type { UnaryServer } from "../../../provider/frontend/grpc-server.ts";
+import type { GrpcServer } from "../../../provider/frontend/grpc-server.ts";
 import { HANDLED, SERVICE, serve } from "../../../provider/native/serve.ts";
 import { SIG_KEY, encode, secret } from "../../../provider/native/values.ts";
 import { DEMO_TOKEN } from "../../helpers/http.ts";
@@ -27,7 +27,7 @@ function call<Req, Res>(client: Client, method: string, req: Req): Promise<Res> 
 }
 
 describe("native plugin protocol (in-process gRPC)", () => {
-  let server: UnaryServer;
+  let server: GrpcServer;
   let client: Client;
   const logged: string[] = [];
   beforeAll(async () => {
