@@ -85,13 +85,40 @@ export const Fault = z.object({
 });
 export type Fault = z.infer<typeof Fault>;
 
+/**
+ * The failures the reference server can stage (server/workloads/staged-failures.ts), each with the
+ * events and log lines the service records for it.
+ */
+export const STAGED_FAILURES = ["image_pull", "exit", "crash_loop", "vm_boot", "never_ready"] as const;
+
 /** POST /admin/orgs/{org}/provisioning: how deploys of matching workloads end. */
 export const ProvisioningRuleCreate = z.strictObject({
   workload_uid: z.string().min(1).optional(),
   name: z.string().min(1).optional(),
-  outcome: z.enum(["running", "error"]),
+  /** Required unless `failure` is given (a staged failure ends in error, or for never_ready not at all). */
+  outcome: z.enum(["running", "error"]).optional(),
   delay_ms: z.number().int().min(0, "delay_ms must be non-negative").optional(),
   message: z.string().optional(),
+  failure: z.enum(STAGED_FAILURES).optional(),
+  /** exit and crash_loop: the container's exit code (default 1). */
+  exit_code: z
+    .number()
+    .int()
+    .min(1, "exit_code must be 1 to 255")
+    .max(255, "exit_code must be 1 to 255")
+    .optional(),
+  /** What the container (a VM: its serial console) prints before it fails. */
+  logs: z
+    .array(z.string().max(1000, "a log line must be at most 1000 characters"))
+    .max(200, "logs must have at most 200 lines")
+    .optional(),
+  /** crash_loop: how many times the container restarts before the workload is put in error (default 3). */
+  restarts: z
+    .number()
+    .int()
+    .min(1, "restarts must be 1 to 10")
+    .max(10, "restarts must be 1 to 10")
+    .optional(),
 });
 export type ProvisioningRuleCreate = z.infer<typeof ProvisioningRuleCreate>;
 

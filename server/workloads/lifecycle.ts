@@ -4,6 +4,7 @@ import { costPerHour, credits } from "../common/billing.ts";
 import { Capacity, HOLDING } from "./capacity.ts";
 import { ApiError } from "../http/errors.ts";
 import { ProvisioningRules } from "./provisioning-rules.ts";
+import { StagedFailures } from "./staged-failures.ts";
 import type { WorkloadRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import { hash32, iso, newRevision, type Clock } from "../common/util.ts";
@@ -36,6 +37,7 @@ export interface TransitionOpts {
   reason: string;
   message: string;
   eventType?: string;
+  exitCode?: number;
 }
 
 /** Statuses deploy starts from. */
@@ -62,6 +64,8 @@ export class Lifecycle extends EventEmitter {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   readonly capacity: Capacity;
   readonly rules = new ProvisioningRules();
+  /** Failures staged by provisioning rules (staged-failures.ts): their events, lines and end. */
+  readonly staging: StagedFailures;
   readonly volumes: VolumeStates;
   private closed = false;
 
@@ -73,6 +77,17 @@ export class Lifecycle extends EventEmitter {
     this.provisionDelayMs = opts.provisionDelayMs;
     this.log = opts.log;
     this.capacity = new Capacity(store);
+    this.staging = new StagedFailures({
+      now: () => this.now(),
+      current: (uid, deployId) => {
+        const w = this.store.workloads.get(uid);
+        return w && w.status === "provisioning" && w.deploy_id === deployId && !this.closed ? w : undefined;
+      },
+      event: (w, e) => this.recordEvent(w, e),
+      fail: (w, f) =>
+        this.transition(w, "error", { ...f, exitCode: f.exit_code, eventType: "STATUS_CHANGE" }),
+      printed: (w, line) => this.emit("workload-log", w, line),
+    });
     this.volumes = new VolumeStates(
       store,
       () => this.now(),
@@ -167,6 +182,7 @@ export class Lifecycle extends EventEmitter {
         reason: opts.reason,
         message: opts.message,
         old_replica_count: oldReady,
+        exit_code: opts.exitCode,
       });
       this.volumes.syncVolumes(w);
       this.emit("transition", w, from);
@@ -196,7 +212,7 @@ export class Lifecycle extends EventEmitter {
     this.capacity.check(w);
     if (w.type === "SANDBOX") {
       const rule = this.rules.match(w);
-      if (!(rule && rule.outcome === "error")) {
+      if (!(rule && (rule.outcome === "error" || rule.failure))) {
         if (!this.hooks.onDeploy) {
           throw new ApiError(
             "WORKLOAD_SANDBOX_NO_CAPACITY",
@@ -226,6 +242,12 @@ export class Lifecycle extends EventEmitter {
     const rule = this.rules.match(w);
     const delay = rule?.delay_ms ?? this.provisionDelayMs;
     const message = opts.message || `deploying revision ${w.revision}`;
+    if (rule?.failure) {
+      // A staged failure runs its own steps (and never completes after a restart of the server).
+      this.transition(w, "provisioning", { reason: opts.reason, message });
+      this.staging.start(w, rule, delay);
+      return;
+    }
     this.store.transaction(() => {
       this.transition(w, "provisioning", { reason: opts.reason, message });
       w.provision_due_at = this.clock.now() + delay;
@@ -254,6 +276,7 @@ export class Lifecycle extends EventEmitter {
   }
 
   private clearTimer(uid: string): void {
+    this.staging.stop(uid);
     const t = this.timers.get(uid);
     if (t) clearTimeout(t);
     this.timers.delete(uid);
@@ -361,12 +384,14 @@ export class Lifecycle extends EventEmitter {
   resetRuntime(): void {
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
+    this.staging.reset();
     this.capacity.clear();
     this.rules.reset();
   }
 
   close(): void {
     this.closed = true;
+    this.staging.reset();
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
   }

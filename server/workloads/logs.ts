@@ -3,6 +3,7 @@ import { ApiError } from "../http/errors.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { WorkloadRecord } from "../store/records.ts";
 import type { Store, StoredEvent } from "../store/store.ts";
+import type { StagedLine } from "./staged-failures.ts";
 
 /**
  * Workload logs. Container output is simulated from the status changes of each deployment
@@ -28,6 +29,8 @@ export class WorkloadLogs {
 
   /** The lines logged so far by the current deployment (or, with previous, the one before). */
   lines(w: WorkloadRecord, q: LogsQuery): string[] {
+    const staged = this.lc.staging.lines(w, q.previous === "true");
+    if (staged) return tailOf(stagedText(w, staged, q), q.tail);
     const events = this.store
       .events<WorkloadEvent>("workload", w.uid)
       .filter((e) => Number(e.meta.deploy_id) > 0 && e.record.event_type === "STATUS_CHANGE");
@@ -44,8 +47,7 @@ export class WorkloadLogs {
           (since === undefined || Date.parse(e.record.created_at) >= since),
       )
       .flatMap((e) => logLines(w, e, q.type));
-    if (q.tail !== undefined) return q.tail === 0 ? [] : lines.slice(-q.tail);
-    return lines;
+    return tailOf(lines, q.tail);
   }
 
   /** Whether the request goes on streaming new lines: follow of the current deployment of a live workload. */
@@ -63,8 +65,15 @@ export class WorkloadLogs {
       for (const line of logLines(x, e, q.type)) onLine(line);
       if (x.status === "deleted") onEnd();
     };
+    const onLog = (x: WorkloadRecord, line: StagedLine) => {
+      if (x.uid === w.uid) for (const text of stagedText(x, [line], q)) onLine(text);
+    };
     this.lc.on("workload-event", onEvent);
-    return () => void this.lc.off("workload-event", onEvent);
+    this.lc.on("workload-log", onLog);
+    return () => {
+      this.lc.off("workload-event", onEvent);
+      this.lc.off("workload-log", onLog);
+    };
   }
 }
 
@@ -83,4 +92,23 @@ function logLines(w: WorkloadRecord, e: StoredEvent<WorkloadEvent>, vmType: stri
     }
   }
   return out;
+}
+
+function tailOf(lines: string[], tail: number | undefined): string[] {
+  if (tail === undefined) return lines;
+  return tail === 0 ? [] : lines.slice(-tail);
+}
+
+/** A staged failure's lines as the log route gives them: a VM's of the log type asked for (serial by default). */
+function stagedText(w: WorkloadRecord, lines: StagedLine[], q: LogsQuery): string[] {
+  const since = q.since ? Date.parse(q.since) : undefined;
+  const qemu = w.type === "VM" && q.type === "qemu";
+  const prefix = w.type === "VM" ? `[${qemu ? "qemu" : "serial"}] ` : "";
+  return lines
+    .filter(
+      (l) =>
+        (w.type === "VM" ? Boolean(l.qemu) === qemu : !l.qemu) &&
+        (since === undefined || Date.parse(l.at) >= since),
+    )
+    .map((l) => `${l.at} ${prefix}${l.text}`);
 }

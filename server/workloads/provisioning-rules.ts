@@ -1,6 +1,7 @@
 import type { ProvisioningRuleCreate } from "../../api/index.ts";
 import type { WorkloadRecord } from "../store/records.ts";
 import { newUid } from "../common/util.ts";
+import { ApiError } from "../http/errors.ts";
 
 export interface ProvisioningRule extends ProvisioningRuleCreate {
   id: string;
@@ -8,12 +9,23 @@ export interface ProvisioningRule extends ProvisioningRuleCreate {
 
 /**
  * Provisioning rules (admin API, for tests of programs): per organization, the outcome, delay and
- * message of the next deploys of the workloads a rule matches; the latest matching rule wins.
+ * message of the next deploys of the workloads a rule matches; the latest matching rule wins. A
+ * rule with `failure` stages that failure with its events and log lines (staged-failures.ts).
  */
 export class ProvisioningRules {
   private rules = new Map<string, ProvisioningRule[]>();
 
   add(org: string, rule: ProvisioningRuleCreate): ProvisioningRule {
+    if (rule.outcome === undefined && rule.failure === undefined)
+      throw new ApiError("INVALID_BODY", "outcome is required unless failure is given");
+    if (rule.failure !== undefined && rule.outcome === "running")
+      throw new ApiError(
+        "INVALID_BODY",
+        `failure ${rule.failure} stages a deploy that fails: outcome must be error or left out`,
+      );
+    for (const k of ["exit_code", "restarts", "logs"] as const)
+      if (rule[k] !== undefined && rule.failure === undefined)
+        throw new ApiError("INVALID_BODY", `${k} is for a staged failure: give failure too`);
     const r = { ...rule, id: newUid("prov") };
     this.rules.set(org, [...(this.rules.get(org) ?? []), r]);
     return r;
