@@ -3,6 +3,7 @@
  * lifecycle with its controller (provider/resources/<kind>/). Front ends take the modules and the
  * definitions from here.
  */
+import type { ActionDefinition } from "./core/action.ts";
 import type { Definition } from "./core/definition.ts";
 import { resource, type Controller } from "./core/lifecycle.ts";
 import type { ResourceModule } from "./core/types.ts";
@@ -16,6 +17,8 @@ import * as volume from "./resources/volume/controller.ts";
 import * as volumeDef from "./resources/volume/definition.ts";
 import * as workloadTemplate from "./resources/workload-template/controller.ts";
 import * as workloadTemplateDef from "./resources/workload-template/definition.ts";
+import { workloadReboot } from "./resources/workload/actions.ts";
+import { workloadExec } from "./resources/workload/actions-exec.ts";
 import * as workload from "./resources/workload/controller.ts";
 import * as workloadDef from "./resources/workload/definition.ts";
 
@@ -41,3 +44,11 @@ export function resourceModule(name: string): ResourceModule {
   if (!m) throw new Error(`unknown cws resource type ${name}`);
   return m;
 }
+
+/**
+ * Every action, by name: what a user triggers rather than declares, each declared beside its kind
+ * (provider/resources/<kind>/actions*.ts).
+ */
+export const ACTIONS: Record<string, ActionDefinition> = Object.fromEntries(
+  [workloadReboot, workloadExec].map((a) => [a.name, a]),
+);

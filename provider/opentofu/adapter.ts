@@ -16,8 +16,9 @@ import {
 } from "../core/types.ts";
 import { UNKNOWN } from "../core/unknowns.ts";
 import { cachedImport } from "../frontend/compile-cache.ts";
+import type { CallInfo } from "../frontend/grpc-server.ts";
 import { Session } from "../frontend/session.ts";
-import { RESOURCES } from "../registry.ts";
+import { ACTIONS, RESOURCES } from "../registry.ts";
 import { FUNCTIONS, checkFunctionArgs } from "../resources/functions/controller.ts";
 import { errorDiag, hclPath, hclWords, messageOf, warningDiag, type Diagnostic } from "./diagnostics.ts";
 import {
@@ -28,6 +29,7 @@ import {
   upgradeIdentity,
   type IdentityData,
 } from "./identity.ts";
+import { TofuActions } from "./action.ts";
 import { UNKNOWN_VALUE, type TfObject } from "./msgpack.ts";
 import { isInput, planChange } from "./plan.ts";
 import { providerSettings, validateProviderBlock } from "./provider-config.ts";
@@ -71,6 +73,10 @@ export class TofuProvider {
   readonly #log: (line: string) => void;
   /** The configured org: the `org` of every resource identity. */
   #org: string | undefined;
+  /** Actions (Terraform 1.14+): action.ts adapts the core's action definitions. */
+  readonly #actions = new TofuActions(Object.values(ACTIONS), (label, work) =>
+    this.#withContext(label, undefined, work),
+  );
 
   constructor(schema: PackageSchema, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)) {
     this.#resources = new Map(resourcesOf(schema).map((r) => [r.typeName, r]));
@@ -129,11 +135,15 @@ export class TofuProvider {
       data_sources: [...this.#dataSources.keys()].map((type_name) => ({ type_name })),
       functions: [],
       ephemeral_resources: [],
+      actions: this.#actions.metadata(),
     };
   }
 
   getProviderSchema(): unknown {
-    return providerSchemaMessage([...this.#resources.values()], [...this.#dataSources.values()]);
+    return {
+      ...providerSchemaMessage([...this.#resources.values()], [...this.#dataSources.values()]),
+      action_schemas: this.#actions.schemas(),
+    };
   }
 
   validateProviderConfig(req: Req): unknown {
@@ -246,6 +256,7 @@ export class TofuProvider {
       return { planned_state: encodeValue(planned), diagnostics: [] };
     }
     const d = m.diff(String(prior.id), diffProps(r, prior, config), checked.inputs);
+    if (d.changes) this.#actions.noteChange(String(prior.id));
     const change = planChange(r, d, prior, proposed, config);
     return {
       planned_state: encodeValue(change.planned),
@@ -377,5 +388,19 @@ export class TofuProvider {
     if (failures.length) return { diagnostics: this.#failures(failures, "Invalid value") };
     const result = await fn.run(await this.#session.client(), values);
     return { state: encodeValue(toTf(r.attributes, { ...values, ...result })), diagnostics: [] };
+  }
+
+  // --- actions (Terraform 1.14+) -----------------------------------------------------------------
+
+  validateActionConfig(req: Req): unknown {
+    return this.#actions.validate(req);
+  }
+
+  planAction(req: Req): Promise<unknown> {
+    return this.#actions.plan(req);
+  }
+
+  invokeAction(req: Req, call?: CallInfo): AsyncGenerator<unknown> {
+    return this.#actions.invoke(req, call);
   }
 }
