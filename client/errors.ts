@@ -6,6 +6,7 @@
  * response status and the service's error body only, and request headers are never attached.
  */
 import type { Reason } from "../api/index.ts";
+import { formatDiagnosis, type WaitDiagnosis } from "./diagnosis-text.ts";
 
 /** Where a request went: `route` is the template (`PATCH /orgs/{org}/workloads/{uid}`), `path` the concrete path. */
 export interface RequestInfo {
@@ -182,6 +183,12 @@ export class CwsWaitError extends CwsError {
   readonly target: string[];
   /** Last status observed, if any poll succeeded. */
   readonly lastStatus: string | undefined;
+  /**
+   * What the service recorded of the failure (workloads: the last events of the deployment and
+   * the last log lines, secrets redacted), when it was gathered; its text follows the first line
+   * of `message`.
+   */
+  diagnosis: WaitDiagnosis | undefined;
   constructor(
     message: string,
     init: { uid: string; target: string[]; lastStatus?: string; cause?: unknown },
@@ -190,6 +197,14 @@ export class CwsWaitError extends CwsError {
     this.uid = init.uid;
     this.target = init.target;
     this.lastStatus = init.lastStatus;
+  }
+
+  /** Sets the diagnosis and puts its text under the first line of the message. */
+  attachDiagnosis(d: WaitDiagnosis): this {
+    this.diagnosis = d;
+    const first = this.message.split("\n")[0]!;
+    this.message = `${first}\n${formatDiagnosis(d, first)}`;
+    return this;
   }
 }
 

@@ -25,6 +25,7 @@ import {
 import type { GateOutcome, GatePriority, RateGate } from "./rate-gate.ts";
 import { parseRetryAfter, withRetries, type RetryInfo, type RetryOptions } from "./retry.ts";
 import { strictSchema } from "./strict.ts";
+import { REDACTED } from "./diagnosis-text.ts";
 
 /** Options every method accepts as its last argument. */
 export interface RequestOptions {
@@ -125,6 +126,11 @@ export class Transport {
   /** Authorization header value, for the WebSocket handshake of server-side callers. */
   authHeaders(): Record<string, string> {
     return { authorization: `Bearer ${this.#token}`, "user-agent": this.#opts.userAgent };
+  }
+
+  /** `text` with the token replaced by `[secret]` (for texts the service gave back, which may echo it). */
+  scrub(text: string): string {
+    return this.#token ? text.split(this.#token).join(REDACTED) : text;
   }
 
   defaultTimeoutMs(): number {

@@ -56,7 +56,24 @@ export {
 } from "./rate-gate.ts";
 export { paginate } from "./pagination.ts";
 export type { WaitOptions } from "./waiters.ts";
-export { Workloads, type EventsQuery, type LogsOptions } from "./workloads.ts";
+export {
+  Workloads,
+  type EventsQuery,
+  type LogsOptions,
+  type WaitProgress,
+  type WorkloadWaitOptions,
+} from "./workloads.ts";
+export {
+  DIAGNOSIS_BUDGET_MS,
+  DIAGNOSIS_EVENTS,
+  DIAGNOSIS_LOG_LINES,
+  REDACTED,
+  formatDiagnosis,
+  redact,
+  type DiagnosisEvent,
+  type WaitDiagnosis,
+} from "./diagnosis-text.ts";
+export { progressLine } from "./wait-progress.ts";
 export { Sandboxes, type ConnectOptions, type DesktopConnectOptions } from "./sandboxes.ts";
 export { SandboxTemplates, type SandboxTemplateStatus } from "./sandbox-templates.ts";
 export { Templates } from "./templates.ts";

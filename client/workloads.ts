@@ -17,12 +17,33 @@ import type {
   WorkloadState,
   WorkloadStatus,
 } from "../api/index.ts";
-import { CwsWorkloadFailedError } from "./errors.ts";
+import { diagnose, type DiagnosisSource } from "./diagnosis.ts";
+import { redact } from "./diagnosis-text.ts";
+import { CwsWaitError, CwsWorkloadFailedError } from "./errors.ts";
 import type { RequestOptions, Transport } from "./http.ts";
 import { TrackedResourceClient, type EventsQuery } from "./resource-client.ts";
+import { ProgressWatch, type WaitProgress } from "./wait-progress.ts";
 import type { WaitOptions } from "./waiters.ts";
 
-export type { EventsQuery };
+export type { EventsQuery, WaitProgress };
+
+export interface WorkloadWaitOptions extends WaitOptions {
+  /**
+   * Values the service's texts must never show (passwords, env values marked secret): redacted as
+   * `[secret]` in the progress and the diagnosis, like the client's own token.
+   */
+  secrets?: Iterable<string>;
+  /**
+   * Called with the wait's progress when it changes: the status, the replicas and the newest
+   * event (one events request beside each poll, client/wait-progress.ts).
+   */
+  onProgress?: (p: WaitProgress) => void;
+  /**
+   * When the wait fails (error, deleted, the deadline), gather the last events and log lines
+   * (about 2 s at most) onto the error's `diagnosis` and message. Default true.
+   */
+  diagnose?: boolean;
+}
 
 export interface LogsOptions {
   /** Only lines at or after this time (RFC 3339 string or Date). */
@@ -156,20 +177,42 @@ export class Workloads extends TrackedResourceClient<
    * that is a target), rethrows `CwsNotFoundError` when the workload disappears, and throws
    * `CwsWaitTimeoutError` (with the last status) at the deadline.
    */
-  waitForStatus(
+  async waitForStatus(
     uid: string,
     target: WorkloadStatus | WorkloadStatus[],
-    opts: WaitOptions,
+    opts: WorkloadWaitOptions,
   ): Promise<WorkloadState> {
+    const secrets = [...(opts.secrets ?? [])];
+    const src = this.#diagnosisSource();
+    let last: WorkloadState | undefined;
     const check = (s: WorkloadState, targets: string[]) => {
       if (s.status === "error" || s.status === "deleted")
         throw new CwsWorkloadFailedError({
           uid,
           target: targets,
           lastStatus: s.status,
-          serviceMessage: s.message,
+          serviceMessage: src.scrub(redact(s.message, secrets)),
         });
     };
-    return this.waitFor("workload", uid, target, opts, check, (o) => this.state(uid, o));
+    const watch = opts.onProgress && new ProgressWatch(src, uid, secrets, opts.onProgress);
+    const read = async (o: RequestOptions) =>
+      (last = await (watch ? watch.poll(() => this.state(uid, o), o) : this.state(uid, o)));
+    try {
+      return await this.waitFor("workload", uid, target, opts, check, read);
+    } catch (e) {
+      if (!(e instanceof CwsWaitError) || opts.diagnose === false || opts.signal?.aborted) throw e;
+      throw e.attachDiagnosis(await diagnose(src, uid, { secrets, state: last, signal: opts.signal }));
+    }
+  }
+
+  /** What a diagnosis reads through (diagnosis.ts). */
+  #diagnosisSource(): DiagnosisSource {
+    return {
+      state: (uid, o) => this.state(uid, o),
+      events: (uid, q, o) => this.events(uid, q, o),
+      logs: (uid, q, o) => this.logs(uid, q, o),
+      where: { baseUrl: this.t.baseUrl, org: this.t.org },
+      scrub: (text) => this.t.scrub(text),
+    };
   }
 }

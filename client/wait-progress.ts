@@ -1,0 +1,79 @@
+/**
+ * A workload wait's progress: with each poll of the state, the newest event (its reason and
+ * message) and the replicas, said when any of them changed. Cost: one events request beside each
+ * poll of the state, sent together so the wait is not slower, at the poll's own pace (from 100 ms,
+ * backing off to one every 2 s) and behind the client's rate gate like the poll; it starts from
+ * the last page it read, so a long history is not read again.
+ */
+import type { WorkloadEvent, WorkloadState } from "../api/index.ts";
+import { readEvents, type DiagnosisSource } from "./diagnosis.ts";
+import { redact } from "./diagnosis-text.ts";
+import type { RequestOptions } from "./http.ts";
+
+export interface WaitProgress {
+  status: string;
+  /** The state's message. */
+  message: string;
+  readyReplicas: number;
+  totalReplicas: number;
+  /** The newest event's reason and message, when the workload has events. */
+  reason?: string;
+  eventMessage?: string;
+}
+
+/** The progress in one line: `provisioning 0/1 ready: Pulling: pulling image "nginx:1.27"`. */
+export function progressLine(p: WaitProgress): string {
+  const event = p.reason ? `${p.reason}: ${p.eventMessage ?? ""}` : p.message;
+  return `${p.status} ${p.readyReplicas}/${p.totalReplicas} ready${event ? `: ${event}` : ""}`;
+}
+
+export class ProgressWatch {
+  readonly #src: Pick<DiagnosisSource, "events" | "scrub">;
+  readonly #uid: string;
+  readonly #secrets: string[];
+  readonly #say: (p: WaitProgress) => void;
+  #cursor: string | undefined;
+  #newest: WorkloadEvent | undefined;
+  #last = "";
+
+  constructor(
+    src: Pick<DiagnosisSource, "events" | "scrub">,
+    uid: string,
+    secrets: Iterable<string>,
+    say: (p: WaitProgress) => void,
+  ) {
+    this.#src = src;
+    this.#uid = uid;
+    this.#secrets = [...secrets];
+    this.#say = say;
+  }
+
+  /** Reads the state with `read` and the newest event beside it; says what changed. */
+  async poll(read: () => Promise<WorkloadState>, opts: RequestOptions): Promise<WorkloadState> {
+    const events = readEvents(this.#src, this.#uid, opts, this.#cursor, (c) => (this.#cursor = c)).catch(
+      () => undefined,
+    );
+    const [state, list] = await Promise.all([read(), events]);
+    const newest = list?.at(-1) ?? this.#newest;
+    this.#newest = newest;
+    const clean = (t: string) => this.#src.scrub(redact(t, this.#secrets));
+    const p: WaitProgress = {
+      status: state.status,
+      message: clean(state.message),
+      readyReplicas: state.ready_replicas,
+      totalReplicas: state.total_replicas,
+      ...(newest?.reason
+        ? {
+            reason: clean(newest.reason),
+            eventMessage: clean(newest.display_message ?? newest.message ?? ""),
+          }
+        : {}),
+    };
+    const line = progressLine(p);
+    if (line !== this.#last) {
+      this.#last = line;
+      this.#say(p);
+    }
+    return state;
+  }
+}
