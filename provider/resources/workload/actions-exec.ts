@@ -123,13 +123,13 @@ export const workloadExec: ActionDefinition = {
     },
     timeoutSec: {
       type: ExecBody.shape.timeout_sec.unwrap(),
-      description: `How long the command may run, in seconds: ${LIMITS.execTimeoutMinSec}-${LIMITS.execTimeoutMaxSec} (the service's bound for a sandbox's exec), default ${LIMITS.execTimeoutDefaultSec}. A command still running then fails the action.`,
+      description: `How long the command may run, in seconds (${LIMITS.execTimeoutMinSec}-${LIMITS.execTimeoutMaxSec}, the service's bound for a sandbox's exec); a command still running then fails the action.`,
       default: LIMITS.execTimeoutDefaultSec,
     },
     allowFailure: {
       type: z.boolean(),
       description:
-        "When true, a non-zero exit code or a timeout is shown as progress and the action succeeds (default false: it fails the apply).",
+        "When true, a non-zero exit code or a timeout is shown as progress and the action succeeds; otherwise it fails the apply.",
       default: false,
     },
   },

@@ -104,7 +104,7 @@ export const workloadReboot: ActionDefinition = {
     workloadId: workloadIdInput("VM workload"),
     timeoutSec: {
       type: waitSec,
-      description: `How long to wait for the VM to be running again, in seconds (default ${ACTION_WAIT_SEC}).`,
+      description: "How long to wait for the VM to be running again, in seconds.",
       default: ACTION_WAIT_SEC,
     },
   },
