@@ -3,20 +3,24 @@
  *
  * Terraform is built from the Go module proxy and cached outside the clone, keyed by version,
  * beside OpenTofu and the Pulumi CLI (~/.cache/pulumi-cws/terraform-v<version>/bin/terraform).
- * `CWS_TERRAFORM` names a terraform binary to use instead.
+ * `CWS_TERRAFORM` names a terraform binary to use instead. The proxy serves releases past the
+ * last one its version list shows (1.13.3): each is asked for by its exact version.
  *
- * The release's module does not build as published: its go.mod replaces ten nested modules with
+ * A release's module does not build as published: its go.mod replaces ten nested modules with
  * folders (`./internal/backend/remote-state/<name>`, `./internal/legacy`) that its module zip
- * leaves out. The source edit that makes it build, and nothing more:
+ * leaves out. The source edit that makes it build, and nothing more, one code path for every
+ * release in RELEASES:
  *   1. the module is copied out of Go's (read-only) module cache into a writable build folder;
- *   2. nine of the nested modules are downloaded from the Go module proxy, at the version the
- *      proxy lists as their latest (NESTED_VERSION), and copied into those folders, so the
- *      replace lines find them;
- *   3. the tenth, the `oci` state backend, is not served by the proxy: its import and its entry
- *      in `internal/backend/init/init.go` and its go.mod lines are removed (that backend is
- *      missing from this build; nothing here uses it);
+ *   2. `internal/legacy` and the state backends the release keeps are downloaded from the Go
+ *      module proxy, at the one version it serves them at (NESTED_VERSION), and copied into
+ *      their folders, so the replace lines find them;
+ *   3. the other backends are left out: their imports and entries in
+ *      `internal/backend/init/init.go` and their go.mod lines are removed (`oci` is not on the
+ *      proxy at all; since 1.16 the others no longer compile, see RELEASES);
+ *   4. the release's patches of the kept backends are applied (each must match, or the build
+ *      stops and says so);
  * then `go build .` with CGO_ENABLED=0 and `version.dev=no`, so `terraform version` prints
- * `Terraform v1.13.3` like a release.
+ * `Terraform v<version>` like a release.
  */
 import {
   chmodSync,
@@ -35,31 +39,155 @@ import { runProcess } from "../run.ts";
 import { ensureCachedBuild, toolchainCache } from "./go-build.ts";
 import { logTo, type Log } from "./log.ts";
 
-/** The newest Terraform the Go module proxy lists. */
-export const TERRAFORM_VERSION = "1.13.3";
+/** The Terraform the suites run (exact version: the proxy's list stops at 1.13.3). */
+export const TERRAFORM_VERSION = "1.16.3";
 const TERRAFORM_MODULE = "github.com/hashicorp/terraform";
 
 /**
- * The version of the nested modules: what the proxy resolves `@latest` of each of them to (one
- * commit for all nine). Pinned, so a later publication cannot change what this build compiles.
+ * The version of the nested modules: the only one the proxy serves (one commit for all of them).
+ * Pinned, so a later publication cannot change what this build compiles.
  */
 export const NESTED_VERSION = "v0.0.0-20250409131005-35645b8fca68";
 
-/** The nested modules the proxy serves, as folders of the Terraform module. */
-const NESTED_FOLDERS = [
-  ...["azure", "consul", "cos", "gcs", "kubernetes", "oss", "pg", "s3"].map(
-    (b) => `internal/backend/remote-state/${b}`,
-  ),
-  "internal/legacy",
-];
+/** The state backends that are nested modules, by folder name and their import in init.go. */
+const NESTED_BACKENDS = {
+  azure: "backendAzure",
+  consul: "backendConsul",
+  cos: "backendCos",
+  gcs: "backendGCS",
+  kubernetes: "backendKubernetes",
+  oci: "backendOCI",
+  oss: "backendOSS",
+  pg: "backendPg",
+  s3: "backendS3",
+} as const;
+export type NestedBackend = keyof typeof NESTED_BACKENDS;
 
-/** The nested module the proxy does not serve: left out of the build. */
-const MISSING_FOLDER = "internal/backend/remote-state/oci";
+/** A replacement in a file of the source (relative to the module): `from` must be there. */
+interface SourceEdit {
+  file: string;
+  from: string;
+  to: string;
+}
+
+/** How a release builds: which nested state backends it keeps, and the edits they need. */
+export interface TerraformRelease {
+  /** The backends that build against it; the others are left out. */
+  backends: readonly NestedBackend[];
+  edits: readonly SourceEdit[];
+  /** Files added to the source (relative to the module), with their content. */
+  files: Readonly<Record<string, string>>;
+}
+
+const PG = "internal/backend/remote-state/pg";
+
+/**
+ * The `pg` backend (state in PostgreSQL, what the team tests share) made to build against 1.16,
+ * where `Workspaces`, `DeleteWorkspace` and `StateMgr` of a backend and `Get`, `Put` and `Delete`
+ * of a state client return `tfdiags.Diagnostics` instead of `error`: its six methods are renamed,
+ * unchanged, and a file adds the six of 1.16 that call them and turn their error into
+ * diagnostics (what 1.16's own backends do with one).
+ */
+const PG_DIAGNOSTICS_EDITS: SourceEdit[] = [
+  [
+    "backend_state.go",
+    "(b *Backend) Workspaces() ([]string, error)",
+    "(b *Backend) workspaces() ([]string, error)",
+  ],
+  ["backend_state.go", "b.Workspaces()", "b.workspaces()"],
+  [
+    "backend_state.go",
+    "(b *Backend) DeleteWorkspace(name string, _ bool) error",
+    "(b *Backend) deleteWorkspace(name string, _ bool) error",
+  ],
+  [
+    "backend_state.go",
+    "(b *Backend) StateMgr(name string) (statemgr.Full, error)",
+    "(b *Backend) stateMgr(name string) (statemgr.Full, error)",
+  ],
+  [
+    "client.go",
+    "(c *RemoteClient) Get() (*remote.Payload, error)",
+    "(c *RemoteClient) get() (*remote.Payload, error)",
+  ],
+  ["client.go", "(c *RemoteClient) Put(data []byte) error", "(c *RemoteClient) put(data []byte) error"],
+  ["client.go", "(c *RemoteClient) Delete() error", "(c *RemoteClient) deleteState() error"],
+].map(([file, from, to]) => ({ file: `${PG}/${file!}`, from: from!, to: to! }));
+
+const PG_DIAGNOSTICS_FILE = `// Added by the pulumi-cws toolchain (scripts/toolchain/terraform.ts): the methods of a
+// backend and of a state client as Terraform 1.16 declares them, returning diagnostics,
+// around this backend's own (renamed, unchanged).
+
+package pg
+
+import (
+	"github.com/hashicorp/terraform/internal/states/remote"
+	"github.com/hashicorp/terraform/internal/states/statemgr"
+	"github.com/hashicorp/terraform/internal/tfdiags"
+)
+
+func asDiagnostics(err error) tfdiags.Diagnostics {
+	var diags tfdiags.Diagnostics
+	return diags.Append(err)
+}
+
+func (b *Backend) Workspaces() ([]string, tfdiags.Diagnostics) {
+	names, err := b.workspaces()
+	return names, asDiagnostics(err)
+}
+
+func (b *Backend) DeleteWorkspace(name string, force bool) tfdiags.Diagnostics {
+	return asDiagnostics(b.deleteWorkspace(name, force))
+}
+
+func (b *Backend) StateMgr(name string) (statemgr.Full, tfdiags.Diagnostics) {
+	mgr, err := b.stateMgr(name)
+	return mgr, asDiagnostics(err)
+}
+
+func (c *RemoteClient) Get() (*remote.Payload, tfdiags.Diagnostics) {
+	payload, err := c.get()
+	return payload, asDiagnostics(err)
+}
+
+func (c *RemoteClient) Put(data []byte) tfdiags.Diagnostics {
+	return asDiagnostics(c.put(data))
+}
+
+func (c *RemoteClient) Delete() tfdiags.Diagnostics {
+	return asDiagnostics(c.deleteState())
+}
+`;
+
+/** The releases this script builds. */
+export const RELEASES: Readonly<Record<string, TerraformRelease>> = {
+  // Every backend the proxy serves builds as it is.
+  "1.13.3": {
+    backends: ["azure", "consul", "cos", "gcs", "kubernetes", "oss", "pg", "s3"],
+    edits: [],
+    files: {},
+  },
+  // 1.16 changed the backend and state client interfaces: the nested backends no longer build.
+  // `pg` is patched (PG_DIAGNOSTICS_EDITS); the other eight are left out.
+  "1.16.3": {
+    backends: ["pg"],
+    edits: PG_DIAGNOSTICS_EDITS,
+    files: { [`${PG}/diagnostics.go`]: PG_DIAGNOSTICS_FILE },
+  },
+};
+
+/** The build recipe of `version`; fails for a release nobody has checked. */
+export function terraformRelease(version: string): TerraformRelease {
+  const release = RELEASES[version];
+  if (!release)
+    throw new Error(`no build recipe for Terraform ${version} (${Object.keys(RELEASES).join(", ")})`);
+  return release;
+}
 
 /** `<cache>/terraform-v<version>/bin/terraform`, in the same cache as OpenTofu and the Pulumi CLI. */
-export function terraformPath(): string {
+export function terraformPath(version = TERRAFORM_VERSION): string {
   if (process.env.CWS_TERRAFORM) return process.env.CWS_TERRAFORM;
-  return join(toolchainCache(), `terraform-v${TERRAFORM_VERSION}`, "bin", "terraform");
+  return join(toolchainCache(), `terraform-v${version}`, "bin", "terraform");
 }
 
 /** `module@version` downloaded by Go into its module cache; resolves to each one's directory. */
@@ -105,45 +233,70 @@ function dropLines(file: string, needle: string): void {
   writeFileSync(file, kept.join("\n"));
 }
 
+/** `edit` applied in `dir` (every occurrence); fails when `from` is not there (the source moved on). */
+function applyEdit(dir: string, edit: SourceEdit): void {
+  const file = join(dir, edit.file);
+  const text = readFileSync(file, "utf8");
+  if (!text.includes(edit.from))
+    throw new Error(`${edit.file} no longer has \`${edit.from}\`: review the source edit`);
+  writeFileSync(file, text.replaceAll(edit.from, edit.to));
+}
+
 /**
- * The Terraform module of this release with the source edit applied, in `dir` (made afresh);
- * resolves to `dir`.
+ * The Terraform module of release `version` with the source edit applied, in `dir` (made
+ * afresh); resolves to `dir`.
  */
-export async function prepareTerraformSource(dir: string, log: Log): Promise<string> {
-  const main = `${TERRAFORM_MODULE}@v${TERRAFORM_VERSION}`;
-  const nested = NESTED_FOLDERS.map((f) => `${TERRAFORM_MODULE}/${f}@${NESTED_VERSION}`);
-  log(`downloading ${main} and its ${nested.length} nested modules from the Go module proxy...`);
+export async function prepareTerraformSource(
+  dir: string,
+  log: Log,
+  version = TERRAFORM_VERSION,
+): Promise<string> {
+  const release = terraformRelease(version);
+  const main = `${TERRAFORM_MODULE}@v${version}`;
+  const folders = [...release.backends.map((b) => `internal/backend/remote-state/${b}`), "internal/legacy"];
+  const nested = folders.map((f) => `${TERRAFORM_MODULE}/${f}@${NESTED_VERSION}`);
+  log(`downloading ${main} and ${nested.length} of its nested modules from the Go module proxy...`);
   const dirs = await downloadModules([main, ...nested]);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dirname(dir), { recursive: true });
   writableCopy(dirs.get(main)!, dir);
-  for (const [i, folder] of NESTED_FOLDERS.entries()) {
+  for (const [i, folder] of folders.entries()) {
     const target = join(dir, folder);
     if (existsSync(target)) throw new Error(`${main} now has ${folder}: review the source edit`);
     writableCopy(dirs.get(nested[i]!)!, target);
   }
-  log(`left out the ${MISSING_FOLDER} state backend (not on the Go module proxy)`);
-  dropLines(join(dir, "internal/backend/init/init.go"), "backendOCI");
-  dropLines(join(dir, "go.mod"), `${TERRAFORM_MODULE}/${MISSING_FOLDER}`);
+  const left = (Object.keys(NESTED_BACKENDS) as NestedBackend[]).filter((b) => !release.backends.includes(b));
+  log(
+    `left out the state backends ${left.join(", ")} (not on the Go module proxy, or not building with ${version})`,
+  );
+  for (const backend of left) {
+    dropLines(join(dir, "internal/backend/init/init.go"), NESTED_BACKENDS[backend]);
+    dropLines(join(dir, "go.mod"), `${TERRAFORM_MODULE}/internal/backend/remote-state/${backend} `);
+  }
+  for (const edit of release.edits) applyEdit(dir, edit);
+  for (const [file, text] of Object.entries(release.files)) writeFileSync(join(dir, file), text);
   return dir;
 }
 
 /**
- * The cached terraform, built from the Go module proxy first when missing (about 6 minutes on 2
- * cores). `CWS_TERRAFORM`, when it names an existing file, is used as it is.
+ * The cached terraform of release `version`, built from the Go module proxy first when missing
+ * (about 6 minutes on 2 cores). `CWS_TERRAFORM`, when it names an existing file, is used as it is.
  */
-export async function ensureTerraform(log: Log = logTo("terraform")): Promise<string> {
+export async function ensureTerraform(
+  version = TERRAFORM_VERSION,
+  log: Log = logTo("terraform"),
+): Promise<string> {
   const chosen = process.env.CWS_TERRAFORM;
   if (chosen && existsSync(chosen)) return chosen;
-  const binary = terraformPath();
-  const source = join(toolchainCache(), `terraform-v${TERRAFORM_VERSION}`, "src");
+  const binary = terraformPath(version);
+  const source = join(toolchainCache(), `terraform-v${version}`, "src");
   await ensureCachedBuild(
     {
       what: "Terraform",
-      version: TERRAFORM_VERSION,
+      version,
       pkg: ".",
-      moduleDir: () => prepareTerraformSource(source, log),
-      // dev=no: a release build (`terraform version` says v1.13.3, not v1.13.3-dev).
+      moduleDir: () => prepareTerraformSource(source, log, version),
+      // dev=no: a release build (`terraform version` says v1.16.3, not v1.16.3-dev).
       ldflags: `-s -w -X ${TERRAFORM_MODULE}/version.dev=no`,
       versionInPath: true,
     },

@@ -2,8 +2,10 @@
  * HCL projects pointed at a test server, run with the real `tofu` (scripts/toolchain/tofu.ts) or
  * `terraform` (scripts/toolchain/terraform.ts) as a user runs them: the provider installed offline
  * from a local filesystem mirror that holds this checkout's `terraform-provider-cws`, `init`
- * resolving it from there. HCL_TOOLS is the list the end-to-end suites run each scenario under;
- * a project may also run another release (an older OpenTofu, to see what its users get).
+ * resolving it from there. HCL_TOOLS is the list the end-to-end suites run each scenario under
+ * (OpenTofu 1.12.6 and Terraform 1.16.3, whose build keeps the `pg` state backend the team tests
+ * share); a project may also run another release (an older OpenTofu, to see what its users get)
+ * where its behaviour differs.
  */
 import {
   chmodSync,
@@ -60,7 +62,7 @@ export const TERRAFORM: HclTool = {
   build: "terraform:build",
 };
 
-/** Every HCL scenario runs under each of these. */
+/** Every HCL scenario runs under each of these (older releases only where behaviour differs). */
 export const HCL_TOOLS: readonly HclTool[] = [OPENTOFU, TERRAFORM];
 
 /** `OpenTofu 1.12.6`: the tool and release, as a test title says it. */
