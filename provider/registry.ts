@@ -6,21 +6,28 @@
 import type { ActionDefinition } from "./core/action.ts";
 import type { Definition } from "./core/definition.ts";
 import { resource, type Controller } from "./core/lifecycle.ts";
+import type { ListDefinition } from "./core/list.ts";
 import type { ResourceModule } from "./core/types.ts";
 import * as sandboxTemplate from "./resources/sandbox-template/controller.ts";
 import * as sandboxTemplateDef from "./resources/sandbox-template/definition.ts";
+import { sandboxTemplateList } from "./resources/sandbox-template/list.ts";
 import * as sandbox from "./resources/sandbox/controller.ts";
 import * as sandboxDef from "./resources/sandbox/definition.ts";
+import { sandboxList } from "./resources/sandbox/list.ts";
 import * as sshKey from "./resources/ssh-key/controller.ts";
 import * as sshKeyDef from "./resources/ssh-key/definition.ts";
+import { sshKeyList } from "./resources/ssh-key/list.ts";
 import * as volume from "./resources/volume/controller.ts";
 import * as volumeDef from "./resources/volume/definition.ts";
+import { volumeList } from "./resources/volume/list.ts";
 import * as workloadTemplate from "./resources/workload-template/controller.ts";
 import * as workloadTemplateDef from "./resources/workload-template/definition.ts";
+import { workloadTemplateList } from "./resources/workload-template/list.ts";
 import { workloadReboot } from "./resources/workload/actions.ts";
 import { workloadExec } from "./resources/workload/actions-exec.ts";
 import * as workload from "./resources/workload/controller.ts";
 import * as workloadDef from "./resources/workload/definition.ts";
+import { workloadList } from "./resources/workload/list.ts";
 
 const KINDS: [Definition, Controller<never>][] = [
   [workloadDef.definition, workload.controller as Controller<never>],
@@ -51,4 +58,16 @@ export function resourceModule(name: string): ResourceModule {
  */
 export const ACTIONS: Record<string, ActionDefinition> = Object.fromEntries(
   [workloadReboot, workloadExec].map((a) => [a.name, a]),
+);
+
+/**
+ * Every list resource, by the type name it lists: how an org's objects of each kind are found,
+ * declared beside the kind (provider/resources/<kind>/list.ts). `terraform query` and `cws adopt`
+ * both read an org through these.
+ */
+export const LISTS: Record<string, ListDefinition> = Object.fromEntries(
+  [sshKeyList, volumeList, sandboxList, sandboxTemplateList, workloadList, workloadTemplateList].map((l) => [
+    l.kind,
+    l,
+  ]),
 );

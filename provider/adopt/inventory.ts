@@ -1,25 +1,20 @@
 /**
  * What an org has that can be adopted, read the way `pulumi import` and refresh read it: every
- * live object is listed through the API, then read by its resource module (`read` with no prior
- * state, a lookup), which gives the inputs a program would have written. Left out: the platform's
- * FRESH sandbox templates, PUBLIC workload templates (visible to every org, not its own), and
- * deleted workloads and volumes.
+ * live object is listed by its kind's list resource (the one `terraform query` uses), then read
+ * by its resource module (`read` with no prior state, a lookup), which gives the inputs a program
+ * would have written. Left out, by the lists: the platform's FRESH sandbox templates, PUBLIC
+ * workload templates (visible to every org, not its own), and deleted workloads and volumes.
  */
 import type { CwsClient } from "../../client/index.ts";
+import type { Listed as CoreListed } from "../core/list.ts";
 import type { Context, Props } from "../core/types.ts";
-import { RESOURCES } from "../registry.ts";
+import { LISTS, RESOURCES } from "../registry.ts";
 
 /** The kinds `cws adopt` brings under code, in the order they come when nothing else orders them. */
 export const ADOPT_KINDS = ["SshKey", "Volume", "Sandbox", "SandboxTemplate", "Workload", "WorkloadTemplate"];
 
-/** An object as listed: enough to read it, name it and order it. */
-export interface Listed {
-  /** The resource type name (ADOPT_KINDS). */
-  kind: string;
-  uid: string;
-  /** Its name on the service. */
-  name: string;
-  createdAt: string;
+/** An object as listed (core/list.ts); adopt fills in the project from its read. */
+export interface Listed extends CoreListed {
   /** Workloads and sandboxes: the project, when it has one. */
   projectId?: string;
 }
@@ -29,47 +24,19 @@ export interface Adopted extends Listed {
   inputs: Props;
 }
 
-/** Every adoptable object of the org, listed (not read). */
-export async function listOrg(client: CwsClient): Promise<Listed[]> {
-  const out: Listed[] = [];
-  const collect = async <T>(items: AsyncIterable<T>, each: (item: T) => Listed | undefined) => {
-    for await (const item of items) {
-      const l = each(item);
-      if (l) out.push(l);
-    }
-  };
-  await Promise.all([
-    collect(client.sshKeys.iterate(), (k) => ({
-      kind: "SshKey",
-      uid: k.uid,
-      name: k.name,
-      createdAt: k.created_at,
-    })),
-    collect(client.volumes.iterate(), (v) =>
-      v.deleted_by ? undefined : { kind: "Volume", uid: v.uid, name: v.name, createdAt: v.created_at },
-    ),
-    collect(client.workloads.iterate(), (w) =>
-      w.state.status === "deleted"
-        ? undefined
-        : {
-            kind: w.type === "SANDBOX" ? "Sandbox" : "Workload",
-            uid: w.uid,
-            name: w.name,
-            createdAt: w.created_at,
-          },
-    ),
-    collect(client.sandboxTemplates.iterate({ kind: "USER" }), (t) =>
-      t.kind === "USER"
-        ? { kind: "SandboxTemplate", uid: t.uid, name: t.name, createdAt: t.created_at }
-        : undefined,
-    ),
-    collect(client.templates.iterate({ visibility: "PRIVATE" }), (t) =>
-      t.visibility === "PRIVATE"
-        ? { kind: "WorkloadTemplate", uid: t.uid, name: t.name, createdAt: "" }
-        : undefined,
-    ),
-  ]);
-  return out;
+/**
+ * Every adoptable object of the org, listed (not read): each kind's list resource
+ * (provider/resources/<kind>/list.ts, the lists `terraform query` reads) without filters.
+ */
+export async function listOrg(client: CwsClient, signal?: AbortSignal): Promise<Listed[]> {
+  const lists = await Promise.all(
+    ADOPT_KINDS.map(async (kind) => {
+      const out: Listed[] = [];
+      for await (const l of LISTS[kind]!.list(client, {}, signal)) out.push(l);
+      return out;
+    }),
+  );
+  return lists.flat();
 }
 
 /** Runs `work` on every item, at most `limit` at a time; results in the items' order. */

@@ -18,7 +18,7 @@ import { UNKNOWN } from "../core/unknowns.ts";
 import { cachedImport } from "../frontend/compile-cache.ts";
 import type { CallInfo } from "../frontend/grpc-server.ts";
 import { Session } from "../frontend/session.ts";
-import { ACTIONS, RESOURCES } from "../registry.ts";
+import { ACTIONS, DEFINITIONS, LISTS, RESOURCES } from "../registry.ts";
 import { FUNCTIONS, checkFunctionArgs } from "../resources/functions/controller.ts";
 import { errorDiag, hclPath, hclWords, messageOf, warningDiag, type Diagnostic } from "./diagnostics.ts";
 import {
@@ -30,6 +30,8 @@ import {
   type IdentityData,
 } from "./identity.ts";
 import { TofuActions } from "./action.ts";
+import { configOf } from "./generate-config.ts";
+import { TofuLists, tfList } from "./list.ts";
 import { UNKNOWN_VALUE, type TfObject } from "./msgpack.ts";
 import { isInput, planChange } from "./plan.ts";
 import { providerSettings, validateProviderBlock } from "./provider-config.ts";
@@ -78,8 +80,18 @@ export class TofuProvider {
     this.#withContext(label, undefined, work),
   );
 
+  /** List resources (Terraform 1.14+): list.ts adapts the core's list definitions. */
+  readonly #lists: TofuLists;
+
   constructor(schema: PackageSchema, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)) {
     this.#resources = new Map(resourcesOf(schema).map((r) => [r.typeName, r]));
+    this.#lists = new TofuLists(
+      [...this.#resources.values()].flatMap((r) =>
+        LISTS[r.coreName] ? [tfList(r, RESOURCES[r.coreName]!, LISTS[r.coreName]!)] : [],
+      ),
+      (label, work) => this.#withContext(label, undefined, work),
+      () => this.#org,
+    );
     this.#dataSources = new Map(dataSourcesOf(schema).map((r) => [r.typeName, r]));
     this.#names = new Set();
     const collect = (attrs: TfAttribute[]) => {
@@ -136,6 +148,7 @@ export class TofuProvider {
       functions: [],
       ephemeral_resources: [],
       actions: this.#actions.metadata(),
+      list_resources: this.#lists.metadata(),
     };
   }
 
@@ -143,6 +156,7 @@ export class TofuProvider {
     return {
       ...providerSchemaMessage([...this.#resources.values()], [...this.#dataSources.values()]),
       action_schemas: this.#actions.schemas(),
+      list_resource_schemas: this.#lists.schemas(),
     };
   }
 
@@ -402,5 +416,21 @@ export class TofuProvider {
 
   invokeAction(req: Req, call?: CallInfo): AsyncGenerator<unknown> {
     return this.#actions.invoke(req, call);
+  }
+
+  // --- list resources and generated configuration (Terraform 1.14+) -------------------------------
+
+  validateListResourceConfig(req: Req): unknown {
+    return this.#lists.validate(req);
+  }
+
+  listResource(req: Req, call?: CallInfo): AsyncGenerator<unknown> {
+    return this.#lists.list(req, call);
+  }
+
+  generateResourceConfig(req: Req): unknown {
+    const { r } = this.#resource(req.type_name);
+    const config = configOf(r, DEFINITIONS[r.coreName]!, decodeValue(req.state as DynamicValue));
+    return { config: encodeValue(config), diagnostics: [] };
   }
 }

@@ -9,12 +9,14 @@ import { PROVIDER_ATTRIBUTES, TIMEOUT_KEYS, type TfAttribute, type TfResource } 
  * What the provider can do beyond the basics. `get_provider_schema_optional`: a process of the
  * provider serves every call without having been asked for its schema (nothing is set up by
  * GetProviderSchema), so OpenTofu, which keeps the schema of the first process for the rest of the
- * command, does not ask each later process for it again.
+ * command, does not ask each later process for it again. `generate_resource_config`: Terraform
+ * (1.14+) asks GenerateResourceConfig for the configuration it generates (generate-config.ts).
  */
 export const SERVER_CAPABILITIES = {
   plan_destroy: false,
   get_provider_schema_optional: true,
   move_resource_state: false,
+  generate_resource_config: true,
 };
 
 function attributeMessage(a: TfAttribute): Record<string, unknown> {
