@@ -81,6 +81,11 @@ export interface Context {
   timeoutMs?: number;
   /** Cancellation: waits and retry sleeps stop promptly when it aborts. */
   signal?: AbortSignal;
+  /**
+   * The string values the program marked secret, when the front end is told (the native plugin):
+   * redacted from every text of the service a wait shows (core/wait.ts). Unset: every env value is.
+   */
+  secrets?: string[];
 }
 
 export interface ReadResult {

@@ -81,13 +81,20 @@ export class CwsPlugin {
    * Runs `work` with a module context: the client, the call's timeout and Cancel, and the resource's
    * line (its status line for a wait's progress).
    */
-  #withContext<T>(urn: string, timeoutSec: number, work: (ctx: Context) => Promise<T>): Promise<T> {
+  #withContext<T>(
+    urn: string,
+    timeoutSec: number,
+    work: (ctx: Context) => Promise<T>,
+    secrets: string[] = [],
+  ): Promise<T> {
     const engine = this.#opts.log;
     const log = (message: string) => void engine.log(urn, message);
-    return this.#session.run(log, timeoutSec > 0 ? timeoutSec * 1000 : undefined, work, {
-      status: (message) => void engine.log(urn, message, "info", true),
-      notice: log,
-    });
+    return this.#session.run(
+      log,
+      timeoutSec > 0 ? timeoutSec * 1000 : undefined,
+      (ctx) => work({ ...ctx, secrets }),
+      { status: (message) => void engine.log(urn, message, "info", true), notice: log },
+    );
   }
 
   // --- plugin ---------------------------------------------------------------------------------
@@ -182,8 +189,11 @@ export class CwsPlugin {
       return res;
     }
     try {
-      const r = await this.#withContext(urn, req.getTimeout(), (ctx) =>
-        moduleFor(urn).create(ctx, inputs.props),
+      const r = await this.#withContext(
+        urn,
+        req.getTimeout(),
+        (ctx) => moduleFor(urn).create(ctx, inputs.props),
+        inputs.secretValues,
       );
       res.setId(r.id);
       res.setProperties(encode(toState(r.outputs), secrets));
@@ -220,8 +230,11 @@ export class CwsPlugin {
       return res;
     }
     try {
-      const outputs = await this.#withContext(urn, req.getTimeout(), (ctx) =>
-        moduleFor(urn).update(ctx, req.getId(), olds.props, news.props),
+      const outputs = await this.#withContext(
+        urn,
+        req.getTimeout(),
+        (ctx) => moduleFor(urn).update(ctx, req.getId(), olds.props, news.props),
+        [...olds.secretValues, ...news.secretValues],
       );
       res.setProperties(encode(toState(outputs), secrets));
       return res;

@@ -37,6 +37,17 @@ export interface Decoded {
   props: Props;
   /** Top-level keys that held a secret (anywhere inside). */
   secrets: Set<string>;
+  /** Every string inside a secret: what the service's texts must never show (core/wait.ts). */
+  secretValues: string[];
+}
+
+/** The strings inside the secrets of `v` (every string of a secret object or list). */
+function secretStrings(v: unknown, inside = false, out: string[] = []): string[] {
+  if (isSecret(v)) return secretStrings(v.value, true, out);
+  if (typeof v === "string" && inside) out.push(v);
+  else if (Array.isArray(v)) for (const x of v) secretStrings(x, inside, out);
+  else if (v && typeof v === "object") for (const x of Object.values(v)) secretStrings(x, inside, out);
+  return out;
 }
 
 /**
@@ -46,7 +57,7 @@ export interface Decoded {
 export function decode(s: Struct | undefined, upgrade: (raw: Props) => Props = (raw) => raw): Decoded {
   const raw = upgrade((s?.toJavaScript() ?? {}) as Props);
   const secrets = new Set(Object.keys(raw).filter((k) => containsSecret(raw[k])));
-  return { props: unwrap(raw) as Props, secrets };
+  return { props: unwrap(raw) as Props, secrets, secretValues: secretStrings(raw) };
 }
 
 export function secret(value: unknown): Props {

@@ -337,7 +337,7 @@ export class TofuProvider {
         // It exists but did not reach the wanted state: kept (OpenTofu taints a failed create).
         const untaint = prior
           ? ""
-          : ". OpenTofu marks it tainted, so the next apply would replace it; `tofu untaint` this resource to keep it, and the next apply finishes it in place";
+          : "\n\nOpenTofu marks it tainted, so the next apply would replace it; `tofu untaint` this resource to keep it, and the next apply finishes it in place.";
         return {
           new_state: encodeValue(merge(e.id, { ...olds, ...e.properties })),
           new_identity: this.#identity(e.id),

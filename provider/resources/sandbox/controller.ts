@@ -13,7 +13,8 @@ import {
 import { bodyInputsOf, renamesOf } from "../../core/definition.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { currentRetryBudget, withRetryBudget } from "../../../client/retry.ts";
-import { capacityWaitMs, waitOptions } from "../../core/timeouts.ts";
+import { capacityWaitMs } from "../../core/timeouts.ts";
+import { waitForRunning } from "../../core/wait.ts";
 import type { Context, Props } from "../../core/types.ts";
 import { compact, pick } from "../../core/values.ts";
 import { propsFrom, toWire } from "../../core/wire.ts";
@@ -95,7 +96,7 @@ async function converge(ctx: Context, uid: string, inputs: Props, olds: Props): 
     status = "running";
   }
   if (status !== "running" && status !== "frozen") {
-    status = (await workloads.waitForStatus(uid, ["running", "frozen"], waitOptions(ctx, inputs))).status;
+    status = (await waitForRunning(ctx, uid, ["running", "frozen"], inputs)).status;
   }
   if (frozen === true && status === "running") {
     await transitionOnce(ctx, uid, "freeze", (s) => s === "frozen");

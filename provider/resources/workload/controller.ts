@@ -10,6 +10,7 @@ import {
 } from "../../../api/index.ts";
 import type { Controller } from "../../core/lifecycle.ts";
 import { waitOptions } from "../../core/timeouts.ts";
+import { waitForRunning } from "../../core/wait.ts";
 import type { Context, Props } from "../../core/types.ts";
 import { compact } from "../../core/values.ts";
 import { propsFrom, snakeToCamel, toWire, type Renames } from "../../core/wire.ts";
@@ -72,7 +73,7 @@ async function converge(ctx: Context, uid: string, inputs: Props): Promise<void>
   }
   if (status !== "running") {
     ctx.log(`waiting for workload ${uid} to be running`);
-    status = (await workloads.waitForStatus(uid, "running", waitOptions(ctx, inputs))).status;
+    status = (await waitForRunning(ctx, uid, "running", inputs)).status;
   }
   if (wantSuspended) {
     await transitionOnce(ctx, uid, "suspend", (s) => s === "suspended");
