@@ -1,7 +1,8 @@
 /**
- * The command line every `cws` command shares, the server's (`cws serve`, `cws inspect`, ...) and
+ * The command line every `cws` command shares, the server's (`cws serve`, `cws resources`, ...) and
  * `cws adopt` alike: flags parsed one way, so that each command refuses a bad flag with the same
- * message naming it.
+ * message naming it. The `cws` command (cws-command.ts) parses here with the flags each command
+ * declares and hands the command the values.
  */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 

@@ -23,8 +23,6 @@ export const LAYERS: readonly {
   /** Entries with the same `peers` stand side by side (listed together): none may import another. */
   peers?: string;
 }[] = [
-  // The command line every `cws` command shares (its flag parser): the server's and `cws adopt`.
-  { name: "command line", folders: ["cli"] },
   { name: "sandbox runtime", folders: ["server/sandbox/runtime"] },
   { name: "contract", folders: ["api"] },
   { name: "client", folders: ["client"] },
@@ -53,12 +51,11 @@ export const LAYERS: readonly {
     folders: ["server/admin", "server/meta", "server/openapi", "server/dashboard"],
   },
   { name: "server root", folders: ["server/cli", "server"] },
-  // The `cws` command (the server's commands and `cws adopt`) and the release executable, which is
-  // also either plugin: the one layer that reaches the server and the provider alike.
-  {
-    name: "cws command",
-    folders: ["cli/cws.ts", "cli/cws-command.ts", "cli/executable.ts", "cli/executable-files.ts"],
-  },
+  // The `cws` command and the release executable, which is also either plugin: the one layer that
+  // reaches the server and the provider alike. It parses the command line (cli/flags.ts) and
+  // dispatches the values: the server's commands and `cws adopt` below it declare their flags and
+  // take them parsed, and never import cli/.
+  { name: "cws command", folders: ["cli"] },
 ];
 
 /** The shared context: importable (types only) from every layer. */

@@ -1,10 +1,10 @@
 /**
- * The reference server's commands of `cws` (cli/cws-command.ts dispatches to them): runs the
- * server (`serve`), and inspects or resets a running one.
+ * The reference server's commands of `cws`: runs the server (`serve`), and inspects or resets a
+ * running one (server/cli/inspect.ts). The `cws` command above (cli/cws-command.ts) parses the
+ * command line with each command's flags (SERVE_FLAGS, INSPECT_FLAGS) and dispatches here with the
+ * values.
  */
 import { RATE_LIMIT_MAX } from "../api/admin.ts";
-import { parseFlags } from "../cli/flags.ts";
-import { inspect, INSPECT_COMMANDS, type InspectCommand } from "./cli/inspect.ts";
 
 export const HELP = `Usage: cws <command> [options]
 
@@ -70,34 +70,46 @@ function rateLimit(v: string | undefined): { rps: number; burst?: number } | und
   return burst === undefined ? { rps } : { rps, burst };
 }
 
-/** Runs the server's command `argv[0]` with its flags; `cws --help` (or none) prints HELP. */
-export async function serverCommand(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  if (command === undefined || command === "-h" || command === "--help" || command === "help") {
+/** The flags of `cws serve`, for the command line's parser (-h/--help besides). */
+export const SERVE_FLAGS = {
+  host: { type: "string" },
+  port: { type: "string" },
+  "data-dir": { type: "string" },
+  seed: { type: "string" },
+  "provision-delay-ms": { type: "string" },
+  "admin-token": { type: "string" },
+  "rate-limit": { type: "string" },
+  "allow-demo-tokens": { type: "boolean" },
+  quiet: { type: "boolean" },
+} as const;
+
+/** The values of SERVE_FLAGS as parsed. */
+export interface ServeFlags {
+  host?: string;
+  port?: string;
+  "data-dir"?: string;
+  seed?: string;
+  "provision-delay-ms"?: string;
+  "admin-token"?: string;
+  "rate-limit"?: string;
+  "allow-demo-tokens"?: boolean;
+  quiet?: boolean;
+  help?: boolean;
+}
+
+/** `cws` with no command, or with an unknown one: the help, or the usage error with it. */
+export function usage(command: string | undefined): void {
+  if (command === undefined || command === "-h" || command === "--help" || command === "help")
     process.stdout.write(HELP);
-    return;
-  }
-  if (INSPECT_COMMANDS.includes(command as InspectCommand)) {
-    const io = {
-      out: (t: string) => void process.stdout.write(t),
-      err: (t: string) => void process.stderr.write(t),
-    };
-    process.exitCode = await inspect(command as InspectCommand, rest, io, HELP);
-    return;
-  }
-  if (command !== "serve") fail(`unknown command '${command}'`);
-  const parsed = parseFlags(rest, {
-    host: { type: "string" },
-    port: { type: "string" },
-    "data-dir": { type: "string" },
-    seed: { type: "string" },
-    "provision-delay-ms": { type: "string" },
-    "admin-token": { type: "string" },
-    "rate-limit": { type: "string" },
-    "allow-demo-tokens": { type: "boolean" },
-    quiet: { type: "boolean" },
-  });
-  if (parsed.error !== undefined) fail(parsed.error);
+  else fail(`unknown command '${command}'`);
+}
+
+/**
+ * `cws serve` with its flags as the command line parsed them (`error`: the parser's message of a
+ * bad flag, which is a usage error): runs the server until SIGINT or SIGTERM.
+ */
+export async function serve(parsed: { values: ServeFlags } | { error: string }): Promise<void> {
+  if ("error" in parsed) fail(parsed.error);
   const { values } = parsed;
   if (values.help) {
     process.stdout.write(HELP);

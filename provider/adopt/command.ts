@@ -8,7 +8,6 @@
  * 2 bad usage.
  */
 import { writeFileSync } from "node:fs";
-import { parseFlags } from "../../cli/flags.ts";
 import { CwsClient, isAuthError } from "../../client/index.ts";
 import {
   SETTINGS,
@@ -72,18 +71,36 @@ interface AdoptOptions {
   token: string;
 }
 
-function settings(argv: string[], env: NodeJS.ProcessEnv): AdoptOptions | "help" {
-  const parsed = parseFlags(argv, {
-    format: { type: "string" },
-    "import-by": { type: "string" },
-    out: { type: "string" },
-    type: { type: "string", multiple: true },
-    name: { type: "string" },
-    project: { type: "string" },
-    url: { type: "string" },
-    org: { type: "string" },
-  });
-  if (parsed.error !== undefined) {
+/** The flags of `cws adopt`, for the command line's parser (-h/--help besides). */
+export const ADOPT_FLAGS = {
+  format: { type: "string" },
+  "import-by": { type: "string" },
+  out: { type: "string" },
+  type: { type: "string", multiple: true },
+  name: { type: "string" },
+  project: { type: "string" },
+  url: { type: "string" },
+  org: { type: "string" },
+} as const;
+
+/** The values of ADOPT_FLAGS as parsed. */
+export interface AdoptFlags {
+  format?: string;
+  "import-by"?: string;
+  out?: string;
+  type?: string[];
+  name?: string;
+  project?: string;
+  url?: string;
+  org?: string;
+  help?: boolean;
+}
+
+/** The flags as the command line parsed them, or the parser's message of a bad flag. */
+export type ParsedAdoptFlags = { values: AdoptFlags } | { error: string };
+
+function settings(parsed: ParsedAdoptFlags, env: NodeJS.ProcessEnv): AdoptOptions | "help" {
+  if ("error" in parsed) {
     if (/'--(api-)?token'/.test(parsed.error))
       throw new UsageError(`the API token is read from ${SETTINGS.apiToken.env} only, never from a flag`);
     throw new UsageError(parsed.error);
@@ -157,15 +174,18 @@ export function secretLine(s: MissingSecret, format: Format): string {
   );
 }
 
-/** Runs `cws adopt` with `argv` (the arguments after `adopt`); answers the exit status. */
+/**
+ * Runs `cws adopt` with its flags as the command line parsed them (cli/cws-command.ts parses the
+ * arguments after `adopt` with ADOPT_FLAGS); answers the exit status.
+ */
 export async function adoptCommand(
-  argv: string[],
+  parsed: ParsedAdoptFlags,
   io: Io,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   let s: AdoptOptions | "help";
   try {
-    s = settings(argv, env);
+    s = settings(parsed, env);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.err(`cws adopt: ${e.message}\nRun 'cws adopt --help' for the options.\n`);

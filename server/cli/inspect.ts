@@ -1,5 +1,4 @@
 import { adminTarget, CliError } from "./admin-client.ts";
-import { parseFlags } from "../../cli/flags.ts";
 import { inventory, printSeed, reset, resources } from "./commands.ts";
 
 export const INSPECT_COMMANDS = ["resources", "reset", "seed", "inventory"] as const;
@@ -12,14 +11,40 @@ const FLAGS: Record<InspectCommand, string[]> = {
   inventory: ["url", "admin-token", "set", "json"],
 };
 
+/** The flags of these commands together, for the command line's parser (-h/--help besides). */
+export const INSPECT_FLAGS = {
+  url: { type: "string" },
+  "admin-token": { type: "string" },
+  org: { type: "string" },
+  json: { type: "boolean" },
+  print: { type: "boolean" },
+  "data-dir": { type: "string" },
+  seed: { type: "string" },
+  set: { type: "string", multiple: true },
+} as const;
+
+/** The values of INSPECT_FLAGS as parsed. */
+export interface InspectFlags {
+  url?: string;
+  "admin-token"?: string;
+  org?: string;
+  json?: boolean;
+  print?: boolean;
+  "data-dir"?: string;
+  seed?: string;
+  set?: string[];
+  help?: boolean;
+}
+
 /**
- * `cws resources | reset | inventory | seed --print`: reads, resets or restocks a running server
- * (or prints the seed)
- * and answers the exit status: 0, 1 when the server cannot be reached or refuses, 2 for bad usage.
+ * `cws resources | reset | inventory | seed --print` with the flags as the command line parsed
+ * them (`error`: the parser's message of a bad flag): reads, resets or restocks a running server
+ * (or prints the seed) and answers the exit status: 0, 1 when the server cannot be reached or
+ * refuses, 2 for bad usage.
  */
 export async function inspect(
   command: InspectCommand,
-  args: string[],
+  parsed: { values: InspectFlags } | { error: string },
   io: { out(text: string): void; err(text: string): void },
   help: string,
 ): Promise<number> {
@@ -27,17 +52,7 @@ export async function inspect(
     io.err(`cws: ${msg}\n\n${help}`);
     return 2;
   };
-  const parsed = parseFlags(args, {
-    url: { type: "string" },
-    "admin-token": { type: "string" },
-    org: { type: "string" },
-    json: { type: "boolean" },
-    print: { type: "boolean" },
-    "data-dir": { type: "string" },
-    seed: { type: "string" },
-    set: { type: "string", multiple: true },
-  });
-  if (parsed.error !== undefined) return usage(parsed.error);
+  if ("error" in parsed) return usage(parsed.error);
   const { values } = parsed;
   if (values.help) {
     io.out(help);

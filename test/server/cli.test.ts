@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inspect, type InspectCommand } from "../../server/cli/inspect.ts";
+import { inspectCommand } from "../../cli/cws-command.ts";
 import { DEFAULT_SEED, type Seed } from "../../server/index.ts";
 import { call as callApi } from "../helpers/http.ts";
 import { startTestServer, useTestServer } from "../helpers/server.ts";
@@ -24,7 +24,7 @@ async function cws(args: string[], env: Record<string, string> = {}) {
   let stderr = "";
   try {
     const io = { out: (t: string) => void (stdout += t), err: (t: string) => void (stderr += t) };
-    const code = await inspect(args[0] as InspectCommand, args.slice(1), io, "(help)\n");
+    const code = await inspectCommand(args[0]!, args.slice(1), io, "(help)\n");
     return { code, stdout, stderr };
   } finally {
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];

@@ -1,7 +1,7 @@
 // Inventory capacity at run time: the admin API (GET /admin/inventory, PUT
 // /admin/inventory/{resource_name}), `cws inventory` and the dashboard's JSON.
 import { describe, expect, it } from "vitest";
-import { inspect } from "../../server/cli/inspect.ts";
+import { inspectCommand } from "../../cli/cws-command.ts";
 import { admin, adminCall, call, expectError, request } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { bm, create, deployed, rental } from "./fixtures.ts";
@@ -87,7 +87,7 @@ describe("cws inventory and the dashboard", () => {
     let stdout = "";
     let stderr = "";
     const io = { out: (t: string) => void (stdout += t), err: (t: string) => void (stderr += t) };
-    const code = await inspect("inventory", [...args, "--url", server.baseUrl], io, "(help)\n");
+    const code = await inspectCommand("inventory", [...args, "--url", server.baseUrl], io, "(help)\n");
     return { code, stdout, stderr };
   }
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adoptCommand } from "../../../provider/adopt/command.ts";
+import { adoptCommand } from "../../../cli/cws-command.ts";
 import type { ImportFile } from "../../../provider/adopt/pulumi.ts";
 import { makeOrgByHand, type HandMadeOrg } from "../../helpers/adopt-org.ts";
 import { api, DEMO_TOKEN } from "../../helpers/http.ts";
