@@ -9,6 +9,7 @@ export * from "./property-names.ts";
 export * from "./sandbox.ts";
 export * from "./volume.ts";
 export * from "./ssh-key.ts";
+export * from "./workload-bodies.ts";
 export * from "./template.ts";
 export * from "./meta.ts";
 export * from "./admin.ts";

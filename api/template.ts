@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Timestamp, page, listPageFields, nameField } from "./common.ts";
 import { WorkloadType } from "./workload.ts";
+import { byType, WORKLOAD_CREATE_BODIES } from "./workload-bodies.ts";
 
 /** Reusable workload template bodies (spec 2.7, 4.4). manifest is checked as a create body. */
 export const TemplateCreate = z.strictObject({
@@ -12,10 +13,34 @@ export const TemplateCreate = z.strictObject({
 });
 export type TemplateCreate = z.infer<typeof TemplateCreate>;
 
+/** A template of one type: its manifest is a create body of that type (manifest.type = type). */
+const templateOf = (type: WorkloadType) =>
+  z.strictObject({ ...TemplateCreate.shape, type: z.literal(type), manifest: WORKLOAD_CREATE_BODIES[type] });
+export const RentalTemplateCreate = templateOf("RENTAL");
+export const VmTemplateCreate = templateOf("VM");
+export const BmTemplateCreate = templateOf("BM");
+export const SandboxTemplateCreate = templateOf("SANDBOX");
+/** The template create body as the document states it: one of the four, by `type`. */
+export const TemplateCreateByType = byType(
+  {
+    RENTAL: RentalTemplateCreate,
+    VM: VmTemplateCreate,
+    BM: BmTemplateCreate,
+    SANDBOX: SandboxTemplateCreate,
+  },
+  "TemplateCreate",
+);
+
 export const TemplatePatch = z.strictObject({
   name: z.string().min(1, "name must not be empty").max(64, "name must be at most 64 characters").optional(),
   description: z.string().optional(),
-  manifest: z.record(z.string(), z.unknown()).optional(),
+  manifest: z
+    .record(z.string(), z.unknown())
+    .meta({
+      description:
+        "a create body of the template's type (WorkloadCreate); another is 400 TEMPLATE_MANIFEST_INVALID",
+    })
+    .optional(),
 });
 export type TemplatePatch = z.infer<typeof TemplatePatch>;
 

@@ -13,7 +13,13 @@ export interface Violation {
   reason: Reason;
 }
 
-const HOSTNAME = /^(?=.{1,63}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;
+/** An RFC 1123 hostname of at most 63 characters (bm_config.hostname). */
+export const HOSTNAME = /^(?=.{1,63}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;
+/**
+ * Text without whitespace (a RENTAL image reference): no character of JavaScript's `\s`, spelled
+ * out so that a JSON Schema pattern means the same in every regular expression dialect.
+ */
+export const NO_WHITESPACE = /^[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$/;
 
 export function nameViolation(type: WorkloadType, name: string): Violation | undefined {
   const rule = type === "SANDBOX" ? NAME_RULES.sandbox : NAME_RULES.workload;
@@ -79,6 +85,21 @@ export function portViolations(type: WorkloadType, ports: readonly Port[]): Viol
     });
   }
   return out;
+}
+
+/** An SSH key named twice (the document: `uniqueItems`). */
+export function sshKeyViolations(keys: readonly string[]): Violation[] {
+  return keys.flatMap((k, i) =>
+    keys.indexOf(k) < i
+      ? [
+          {
+            field: `ssh_keys[${i}]`,
+            reason: "WORKLOAD_FIELD_INVALID" as const,
+            message: `ssh_keys[${i}] repeats SSH key ${k}`,
+          },
+        ]
+      : [],
+  );
 }
 
 export function sandboxTimeoutViolation(ttl?: number, idle?: number): Violation | undefined {
@@ -150,11 +171,12 @@ export function workloadRuleViolations(body: WorkloadCreate): Violation[] {
     }
   }
   if (body.ports) out.push(...portViolations(t, body.ports));
+  if (body.ssh_keys) out.push(...sshKeyViolations(body.ssh_keys));
   if (t === "SANDBOX" && body.sandbox_config) {
     const v = sandboxTimeoutViolation(body.sandbox_config.ttl_sec, body.sandbox_config.idle_timeout_sec);
     if (v) out.push(v);
   }
-  if (t === "RENTAL" && /\s/.test(body.image)) {
+  if (t === "RENTAL" && !NO_WHITESPACE.test(body.image)) {
     out.push({
       field: "image",
       reason: "WORKLOAD_FIELD_INVALID",

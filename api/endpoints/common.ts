@@ -1,6 +1,6 @@
 /** What an endpoint of the table declares, and the pieces its entries share (paths, answers, reasons). */
-import type { z } from "zod";
-import { WorkloadOperation, type Page, type Reason } from "../index.ts";
+import { z } from "zod";
+import { LIMITS, TERMINAL_ID, WorkloadOperation, type Page, type Reason } from "../index.ts";
 
 /**
  * Who may call an endpoint. "org": a bearer token of the org named by the :org path parameter;
@@ -38,7 +38,28 @@ export interface Endpoint {
   reasons: Reason[];
   /** A WebSocket handshake (served by an upgrade handler, not the router). */
   websocket?: boolean;
+  /**
+   * What a success answer creates: the member pattern of the created object, whose last
+   * parameter the answer's `from` gives (a JSON pointer, default `/uid`). The OpenAPI document
+   * links the operation to every operation on that member (server/openapi/links.ts).
+   */
+  creates?: { pattern: string; from?: string };
 }
+
+/**
+ * The rules of path parameters a schema can state (the others are any non-empty segment).
+ * The server checks them where the route reads the parameter.
+ */
+export const PATH_PARAMETERS: Record<string, { schema: z.ZodType; description: string }> = {
+  org: { schema: z.string().min(1), description: "organization slug" },
+  uid: { schema: z.string().min(1), description: "UID of the object" },
+  volume: { schema: z.string().min(1), description: "volume UID" },
+  key: { schema: z.string().min(1), description: "SSH key UID" },
+  terminal: {
+    schema: z.string().regex(TERMINAL_ID),
+    description: `terminal session id: 1-${LIMITS.terminalIdMax} letters, digits, dots, underscores or hyphens`,
+  },
+};
 
 /** An endpoint whose success answers are JSON read by schemas whose output is T. */
 export interface JsonEndpoint<T> extends Endpoint {

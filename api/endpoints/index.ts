@@ -10,7 +10,7 @@ import { VOLUMES } from "./volumes.ts";
 import { WORKLOADS } from "./workloads.ts";
 
 export type { Endpoint, EndpointAuth, JsonEndpoint, ResourceEndpoints } from "./common.ts";
-export { answerSchema, routeTemplate } from "./common.ts";
+export { answerSchema, routeTemplate, PATH_PARAMETERS } from "./common.ts";
 export { SERVER_SCHEMAS } from "./answers.ts";
 export { ADMIN, META, SANDBOXES, SANDBOX_TEMPLATES, SSH_KEYS, TEMPLATES, VOLUMES, WORKLOADS };
 

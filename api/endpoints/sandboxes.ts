@@ -30,6 +30,7 @@ export const SANDBOXES = endpointGroup("sandboxes", {
     body: api.ForkBody,
     bodyOptional: true,
     responses: created(api.WorkloadOperation),
+    creates: { pattern: W },
     reasons: [...SANDBOX_TARGET, ...DEPLOY, "WORKLOAD_NAME_INVALID"],
   },
   publish: {
@@ -39,6 +40,7 @@ export const SANDBOXES = endpointGroup("sandboxes", {
     body: api.PublishBody,
     bodyReason: "SANDBOX_TEMPLATE_INVALID",
     responses: { 202: { description: "Accepted: the template is PENDING", schema: api.SandboxTemplate } },
+    creates: { pattern: "/orgs/:org/sandbox-templates/:uid" },
     reasons: [...SANDBOX_TARGET, "SANDBOX_TEMPLATE_INVALID"],
   },
   readFile: {
@@ -80,6 +82,7 @@ export const SANDBOXES = endpointGroup("sandboxes", {
     body: api.TerminalCreate,
     bodyOptional: true,
     responses: created(api.TerminalSession),
+    creates: { pattern: `${W}/terminals/:terminal`, from: "/id" },
     reasons: [...SANDBOX_TARGET, "WORKLOAD_TERMINAL_SIZE_INVALID", "WORKLOAD_SANDBOX_SESSION_LIMIT"],
   },
   deleteTerminal: {

@@ -11,6 +11,7 @@ export const SSH_KEYS = endpointGroup("ssh-keys", {
     body: api.SshKeyCreate,
     bodyReason: "SSH_KEY_INVALID",
     responses: created(api.SshKey),
+    creates: { pattern: "/orgs/:org/ssh-keys/:uid" },
     reasons: ["SSH_KEY_INVALID"],
   },
   list: {

@@ -12,6 +12,7 @@ export const TEMPLATES = endpointGroup("templates", {
     body: api.TemplateCreate,
     bodyReason: "TEMPLATE_INVALID",
     responses: created(api.TemplateCreated),
+    creates: { pattern: "/orgs/:org/templates/:uid" },
     reasons: ["TEMPLATE_INVALID", "TEMPLATE_MANIFEST_INVALID"],
   },
   list: {

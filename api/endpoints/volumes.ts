@@ -11,7 +11,8 @@ export const VOLUMES = endpointGroup("volumes", {
     body: api.VolumeCreate,
     bodyReason: "VOLUME_INVALID",
     responses: created(api.VolumeCreated),
-    reasons: ["VOLUME_INVALID"],
+    creates: { pattern: "/orgs/:org/volumes/:uid" },
+    reasons: ["VOLUME_INVALID", "VOLUME_RESOURCE_NOT_FOUND"],
   },
   list: {
     method: "GET",

@@ -51,6 +51,7 @@ export const WORKLOADS = endpointGroup("workloads", {
       "The body is checked against the type-capability table and the field rules of the contract; every failing rule is named in the error message, the first rule's reason is returned. The workload starts `registered`.",
     body: api.WorkloadCreate,
     responses: created(api.WorkloadOperation),
+    creates: { pattern: W },
     reasons: [
       ...CREATE_RULES,
       "WORKLOAD_RESERVATION_NOT_FOUND",

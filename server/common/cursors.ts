@@ -12,10 +12,13 @@ const KEY_NAME = "cursor_key";
 /** iv (12 bytes) + position (8 bytes, encrypted) + tag (16 bytes), base64url: 48 characters. */
 const CURSOR = /^[A-Za-z0-9_-]{48}$/;
 
-/** The one answer to any cursor this server did not hand out for this list of this org. */
+/**
+ * The one answer to any cursor this server did not hand out for this list of this org: 404, as
+ * for a UID that names nothing (spec 4.8 makes a cursor the UID of an item).
+ */
 export function invalidCursor(): ApiError {
   return new ApiError(
-    "INVALID_QUERY",
+    "CURSOR_NOT_FOUND",
     "cursor is not a next_cursor of this list: start the walk again without a cursor",
   );
 }

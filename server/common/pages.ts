@@ -21,7 +21,7 @@ export const DEFAULT_PAGE_SIZE = 1000;
  * pass `filter`, at most `limit`. The cursor is a next_cursor this list handed out (see
  * cursors.ts), or, as spec 4.1 and 4.3 describe it, the UID of an item the org sees in this
  * list now. Anything else (another org's or list's cursor, a UID the list does not show, a
- * forged or stale cursor) is the same 400 INVALID_QUERY.
+ * forged or stale cursor) is the same 404 CURSOR_NOT_FOUND.
  */
 export function pageOf<T extends { uid: string }>(
   scope: ListScope,
@@ -78,7 +78,7 @@ export interface EventSource {
 
 /**
  * One page of the events of a workload or a volume, oldest first. The cursor is a next_cursor
- * of this subject's events; anything else is 400 INVALID_QUERY (the same answer for all).
+ * of this subject's events; anything else is 404 CURSOR_NOT_FOUND (the same answer for all).
  */
 export function eventPageOf<T>(
   scope: ListScope,

@@ -46,6 +46,12 @@ interface Route {
   /** The pattern's `/`-separated segments: the literal text, or null for a `:name` parameter. */
   parts: (string | null)[];
   keys: string[];
+  /**
+   * How literal the pattern is, read from the left: a literal segment outranks a parameter in
+   * the same place, so `/workloads/verify` outranks `/workloads/:uid` (OpenAPI's rule: concrete
+   * paths match before templated ones).
+   */
+  rank: number;
   auth: RouteAuth;
   handler: Handler;
   /** The endpoint of the table the route serves (set by serve(), http/endpoints.ts). */
@@ -123,6 +129,7 @@ export class Router {
       pattern,
       parts,
       keys,
+      rank: parts.reduce<number>((r, p) => r * 2 + (p === null ? 0 : 1), 0),
       auth: opts.auth ?? "org",
       handler,
       endpoint: opts.endpoint,
@@ -171,12 +178,23 @@ export class Router {
     return this.bySegments.get(segments) ?? [];
   }
 
+  /**
+   * The routes of the path's most literal pattern that take the method, in matching order, or
+   * else the methods that pattern takes (the `Allow` of a 405). Only the most literal pattern
+   * serves a path: `/workloads/bm-images` is its own path, not a `/workloads/:uid`.
+   */
   match(method: string, path: string): Match {
-    const out: Match = { routes: [], allowed: [] };
+    let out: Match = { routes: [], allowed: [] };
+    let best = -1;
     const segs = segmentsOf(path);
     for (const route of this.candidates(segs.length)) {
+      if (route.rank < best) continue;
       const params = bind(route, segs);
       if (!params) continue;
+      if (route.rank > best) {
+        best = route.rank;
+        out = { routes: [], allowed: [] };
+      }
       if (route.method !== method && !(method === "HEAD" && route.method === "GET"))
         out.allowed.push(route.method);
       else out.routes.push({ route, params });

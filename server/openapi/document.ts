@@ -3,7 +3,14 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import * as api from "../../api/index.ts";
 import { REASONS, type Reason } from "../../api/index.ts";
-import { ENDPOINTS, SERVER_SCHEMAS, routeTemplate, type Endpoint } from "../../api/endpoints/index.ts";
+import {
+  ENDPOINTS,
+  PATH_PARAMETERS,
+  SERVER_SCHEMAS,
+  routeTemplate,
+  type Endpoint,
+} from "../../api/endpoints/index.ts";
+import { linksOf } from "./links.ts";
 
 /**
  * The OpenAPI 3.1 document of the service, generated from the contract: every zod schema
@@ -27,6 +34,17 @@ const REF = "#/components/schemas/";
 const PACKAGE_JSON = fileURLToPath(new URL("../../package.json", import.meta.url));
 const SAFE_INT = Number.MAX_SAFE_INTEGER;
 
+/**
+ * Bodies the document states in another form than the one the server parses them with: the
+ * server checks the plain object and then its rules one by one (each with its own reason); the
+ * document gives one object per workload type, with every rule a schema can state
+ * (api/workload-bodies.ts).
+ */
+const DOCUMENTED_AS: Record<string, z.ZodType> = {
+  WorkloadCreate: api.WorkloadCreateByType,
+  TemplateCreate: api.TemplateCreateByType,
+};
+
 /** Every zod schema exported by api/ and the admin answers, by name. */
 function registry() {
   const reg = z.registry<{ id: string }>();
@@ -37,7 +55,14 @@ function registry() {
     names.set(schema, name);
   };
   // Query schemas become parameters, not components.
-  for (const [name, schema] of Object.entries(api)) if (!name.endsWith("Query")) add(name, schema);
+  for (const [name, schema] of Object.entries(api)) {
+    if (name.endsWith("Query")) continue;
+    const documented = DOCUMENTED_AS[name];
+    if (documented) {
+      add(name, documented);
+      names.set(schema as z.ZodType, name);
+    } else add(name, schema);
+  }
   for (const [name, schema] of Object.entries(SERVER_SCHEMAS)) add(name, schema);
   return { reg, names };
 }
@@ -73,13 +98,9 @@ export function openApiPath(op: Pick<Endpoint, "prefix" | "pattern">): string {
   return op.prefix + routeTemplate(op.pattern);
 }
 
-const PARAM_DOC: Record<string, string> = {
-  org: "organization slug",
-  uid: "UID of the object",
-  volume: "volume UID",
-  key: "SSH key UID",
-  terminal: "terminal session id (letters, digits, dots, underscores, hyphens; at most 64)",
-};
+/** What a list's `cursor` is: what the server handed out, nothing a client makes. */
+const CURSOR_DOC =
+  "Opaque: the `next_cursor` of the previous page of this list, as this server issued it (or, as the spec puts it, the UID of the last item of the previous page that the list shows). Any other value is 404 CURSOR_NOT_FOUND.";
 
 /** Reasons every route of this kind can answer with, on top of its own. */
 function commonReasons(op: Endpoint): Reason[] {
@@ -91,6 +112,7 @@ function commonReasons(op: Endpoint): Reason[] {
   if (op.prefix === "/v3" && op.auth !== "none") out.push("RATE_LIMITED");
   if (op.body) out.push("INVALID_BODY", "UNSUPPORTED_MEDIA_TYPE", "BODY_TOO_LARGE");
   if (op.query || op.queryParams) out.push("INVALID_QUERY");
+  if (op.query && "cursor" in op.query.shape) out.push("CURSOR_NOT_FOUND");
   return out;
 }
 
@@ -168,13 +190,16 @@ function build(): OpenApiDocument {
   const paths: OpenApiDocument["paths"] = {};
   for (const op of ENDPOINTS) {
     const path = openApiPath(op);
-    const parameters: unknown[] = [...op.pattern.matchAll(/:(\w+)/g)].map(([, name]) => ({
-      name,
-      in: "path",
-      required: true,
-      description: PARAM_DOC[name!] ?? name,
-      schema: { type: "string" },
-    }));
+    const parameters: unknown[] = [...op.pattern.matchAll(/:(\w+)/g)].map(([, name]) => {
+      const rule = PATH_PARAMETERS[name!];
+      return {
+        name,
+        in: "path",
+        required: true,
+        description: rule?.description ?? name,
+        schema: rule ? strip(toJson(rule.schema, "input")) : { type: "string", minLength: 1 },
+      };
+    });
     if (op.query) {
       // Query values are strings on the wire; their schema is the parsed (output) form.
       const q = strip(toJson(op.query, "output")) as {
@@ -182,7 +207,13 @@ function build(): OpenApiDocument {
         required?: string[];
       };
       for (const [name, schema] of Object.entries(q.properties ?? {})) {
-        parameters.push({ name, in: "query", required: q.required?.includes(name) ?? false, schema });
+        parameters.push({
+          name,
+          in: "query",
+          required: q.required?.includes(name) ?? false,
+          ...(name === "cursor" ? { description: CURSOR_DOC } : {}),
+          schema,
+        });
       }
     }
     for (const p of op.queryParams ?? []) {
@@ -200,13 +231,16 @@ function build(): OpenApiDocument {
       parameters.push({ $ref: "#/components/parameters/DeploymentType" });
 
     const responses: Record<string, unknown> = {};
+    const links = linksOf(op, ENDPOINTS, operationId);
     for (const [status, r] of Object.entries(op.responses)) {
       const content: Record<string, unknown> = {};
       if (r.schema) content["application/json"] = { schema: ref(r.schema, "output") };
       if (r.text) content["text/plain"] = { schema: { type: "string" } };
-      responses[status] = Object.keys(content).length
-        ? { description: r.description, content }
-        : { description: r.description };
+      responses[status] = {
+        description: r.description,
+        ...(Object.keys(content).length ? { content } : {}),
+        ...(links && r.schema ? { links } : {}),
+      };
     }
     const reasons = [...new Set([...op.reasons, ...commonReasons(op)])];
     Object.assign(responses, errorResponses(reasons));

@@ -46,12 +46,12 @@ export class VolumeService extends ResourceService<VolumeRecord, VolumePatch> {
     const item = inventoryItem(this.store.seed, body.resource_name);
     if (!item)
       throw new ApiError(
-        "VOLUME_INVALID",
+        "VOLUME_RESOURCE_NOT_FOUND",
         `resource_name ${body.resource_name} is not an inventory resource`,
       );
     if (item.type !== "rental") {
       throw new ApiError(
-        "VOLUME_INVALID",
+        "VOLUME_RESOURCE_NOT_FOUND",
         `resource_name ${body.resource_name} is a ${item.type} resource; volumes are mounted on RENTAL workloads and need a rental resource`,
       );
     }

@@ -72,10 +72,8 @@ export class WorkloadChecks {
 
   sshKeys(org: string, keys: readonly string[] | undefined): void {
     if (!keys) return;
-    const seen = new Set<string>();
+    // A key named twice is a rule of the body (api/workload-rules.ts).
     keys.forEach((k, i) => {
-      if (seen.has(k)) throw new ApiError("WORKLOAD_FIELD_INVALID", `ssh_keys[${i}] repeats SSH key ${k}`);
-      seen.add(k);
       if (!this.store.sshKeys.getIn(org, k))
         throw new ApiError("WORKLOAD_SSH_KEY_NOT_FOUND", `ssh_keys[${i}]: SSH key ${k} not found`);
     });

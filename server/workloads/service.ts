@@ -2,6 +2,7 @@ import {
   SANDBOX_PATCH_FIELDS,
   WorkloadPatch,
   nameViolation,
+  sshKeyViolations,
   portViolations,
   redeploys,
   sandboxTimeoutViolation,
@@ -308,7 +309,11 @@ export class WorkloadService {
       cfg.idle_timeout_sec = patch.sandbox_config.idle_timeout_sec;
     const tv = sandboxTimeoutViolation(cfg.ttl_sec, cfg.idle_timeout_sec);
     if (tv) throw violationError([tv]);
-    if (patch.ssh_keys !== undefined) this.checks.sshKeys(w.org, patch.ssh_keys);
+    if (patch.ssh_keys !== undefined) {
+      const v = sshKeyViolations(patch.ssh_keys);
+      if (v.length) throw violationError(v);
+      this.checks.sshKeys(w.org, patch.ssh_keys);
+    }
 
     const before = structuredClone(w);
     if (patch.name !== undefined) w.name = patch.name;

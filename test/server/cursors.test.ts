@@ -152,8 +152,8 @@ describe("list cursors", () => {
       stale.push({ org: "demo", path: list.path("demo"), cursor: demo.cursors[0]! });
 
       const refused = await malformed("demo", list.path("demo"));
-      expect(refused.status).toBe(400);
-      expect(refused.body.reason).toBe("INVALID_QUERY");
+      expect(refused.status).toBe(404);
+      expect(refused.body.reason).toBe("CURSOR_NOT_FOUND");
       const real = demo.cursors[0]!;
       const flip = (c: string, i: number) => c.slice(0, i) + (c[i] === "A" ? "B" : "A") + c.slice(i + 1);
       const otherItem = other.keys.find((k) => !k.startsWith("{") && !demo.keys.includes(k));
@@ -222,7 +222,7 @@ describe("list cursors", () => {
     const mine = (await all("demo", "/orgs/demo/volumes"))[0]!;
     const asOther = await get("other", `/orgs/other/volumes?cursor=${mine}`);
     const unknown = await get("other", "/orgs/other/volumes?cursor=vol-0123456789abcdef");
-    expect(asOther.status).toBe(400);
+    expect(asOther.status).toBe(404);
     expect(asOther.body).toEqual(unknown.body);
     expect(asOther.text).not.toContain(mine);
   });

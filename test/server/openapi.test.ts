@@ -121,10 +121,18 @@ describe("OpenAPI document", () => {
     expect(create.responses["201"]!.content).toEqual({
       "application/json": { schema: { $ref: "#/components/schemas/WorkloadOperation" } },
     });
-    // The create body's own rules come from the zod schema: required fields and closed objects.
-    const wc = schemas.WorkloadCreate as { required: string[]; additionalProperties: boolean };
-    expect(wc.required).toEqual(expect.arrayContaining(["type", "name", "image"]));
-    expect(wc.additionalProperties).toBe(false);
+    // The create body is one closed object per type, told apart by `type`.
+    const wc = schemas.WorkloadCreate as { oneOf: { $ref: string }[]; discriminator: unknown };
+    expect(wc.oneOf.map((s) => s.$ref.split("/").at(-1))).toEqual([
+      "RentalWorkloadCreate",
+      "VmWorkloadCreate",
+      "BmWorkloadCreate",
+      "SandboxWorkloadCreate",
+    ]);
+    expect(wc.discriminator).toMatchObject({ propertyName: "type" });
+    const bm = schemas.BmWorkloadCreate as { required: string[]; additionalProperties: boolean };
+    expect(bm.required).toEqual(expect.arrayContaining(["type", "name", "image", "region", "ssh_keys"]));
+    expect(bm.additionalProperties).toBe(false);
     const list = doc.paths["/v3/orgs/{org}/workloads"]!.get! as OpenApiOperation & {
       parameters: { name: string; in: string; schema: Record<string, unknown> }[];
     };

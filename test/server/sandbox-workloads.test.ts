@@ -49,7 +49,7 @@ describe("sandbox workloads (without the sandbox runtime)", () => {
     ],
     ["a trailing hyphen", { name: "box-" }, 400, "WORKLOAD_NAME_INVALID"],
     ["envs", { envs: [{ name: "A", value: "1" }] }, 400, "WORKLOAD_FIELD_UNSUPPORTED"],
-    ["a non-sandbox resource", { resource_name: "gpu-rental-small" }, 400, "WORKLOAD_RESOURCE_TYPE_MISMATCH"],
+    ["a non-sandbox resource", { resource_name: "gpu-rental-small" }, 404, "WORKLOAD_RESOURCE_TYPE_MISMATCH"],
   ])("refuses a sandbox with %s", async (_l, over, status, reason) => {
     expectError(
       await call(s, "POST", "/orgs/demo/workloads", sandbox(over)),

@@ -54,13 +54,19 @@ describe("volumes", () => {
     [{ resource_name: undefined }, "resource_name: is required"],
     [{ name: 5 }, "name: must be a string"],
     [{ size_in_mb: "ten" }, "size_in_mb: must be a number"],
-    [{ resource_name: "nope" }, "nope"],
-    [{ resource_name: "vm-standard" }, "rental"],
     [{ extra: 1 }, "extra"],
   ])("refuses an invalid body %j with 400 VOLUME_INVALID", async (over, words) => {
     expect(
       expectError(await call(s, "POST", "/orgs/demo/volumes", volBody(over)), 400, "VOLUME_INVALID"),
     ).toContain(words);
+  });
+
+  it.each([
+    [{ resource_name: "nope" }, "nope"],
+    [{ resource_name: "vm-standard" }, "rental"],
+  ])("answers a resource_name %j the inventory has no rental resource of with 404", async (over, words) => {
+    const res = await call(s, "POST", "/orgs/demo/volumes", volBody(over));
+    expect(expectError(res, 404, "VOLUME_RESOURCE_NOT_FOUND")).toContain(words);
   });
 
   it("renames, filters by workload, pages, and deletes (then 404)", async () => {
@@ -77,7 +83,7 @@ describe("volumes", () => {
     const page2 = await call(s, "GET", `/orgs/demo/volumes?limit=2&cursor=${page1.body.next_cursor}`);
     expect(page2.body.items.map((v: any) => v.uid)).toEqual(uids.slice(2, 4));
     expect(page3.body).toMatchObject({ items: [{ uid: uids[4] }], next_cursor: null });
-    expectError(await call(s, "GET", "/orgs/demo/volumes?cursor=vol-nope"), 400, "INVALID_QUERY");
+    expectError(await call(s, "GET", "/orgs/demo/volumes?cursor=vol-nope"), 404, "CURSOR_NOT_FOUND");
     const w = await create(s, rental({ volumes: [{ uid: uids[2], mount_path: "/data" }] }));
     expect(
       (await call(s, "GET", `/orgs/demo/volumes?workload_uid=${w.uid}`)).body.items.map((v: any) => v.uid),

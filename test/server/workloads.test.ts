@@ -72,11 +72,11 @@ describe("workload registration", () => {
       "WORKLOAD_FIELD_REQUIRED",
       "resource_name",
     ],
-    ["unknown resource", rental({ resource_name: "nope" }), 400, "WORKLOAD_RESOURCE_NOT_FOUND", "nope"],
+    ["unknown resource", rental({ resource_name: "nope" }), 404, "WORKLOAD_RESOURCE_NOT_FOUND", "nope"],
     [
       "VM resource for RENTAL",
       rental({ resource_name: "vm-standard" }),
-      400,
+      404,
       "WORKLOAD_RESOURCE_TYPE_MISMATCH",
       "vm-standard",
     ],
@@ -103,7 +103,7 @@ describe("workload registration", () => {
       "WORKLOAD_PORT_INVALID",
       "protocol",
     ],
-    ["unknown VM image", vm({ image: "windows-95" }), 400, "WORKLOAD_IMAGE_NOT_FOUND", "windows-95"],
+    ["unknown VM image", vm({ image: "windows-95" }), 404, "WORKLOAD_IMAGE_NOT_FOUND", "windows-95"],
     [
       "RENTAL with reservation",
       rental({ reservation_uid: "res-vm-1" }),
@@ -111,11 +111,11 @@ describe("workload registration", () => {
       "WORKLOAD_FIELD_UNSUPPORTED",
       "reservation_uid",
     ],
-    ["unknown ssh key", rental({ ssh_keys: ["key-nope"] }), 400, "WORKLOAD_SSH_KEY_NOT_FOUND", "key-nope"],
+    ["unknown ssh key", rental({ ssh_keys: ["key-nope"] }), 404, "WORKLOAD_SSH_KEY_NOT_FOUND", "key-nope"],
     [
       "unknown volume",
       rental({ volumes: [{ uid: "vol-nope", mount_path: "/data" }] }),
-      400,
+      404,
       "WORKLOAD_VOLUME_NOT_FOUND",
       "vol-nope",
     ],
@@ -170,16 +170,9 @@ describe("listing", () => {
     expect(last.body).toEqual({ items: [expect.objectContaining({ uid: uids[4] })], next_cursor: null });
   });
 
-  it("refuses an invalid limit or cursor with 400 INVALID_QUERY", async () => {
-    for (const q of [
-      "limit=0",
-      "limit=abc",
-      "limit=1.5",
-      "limit=1001",
-      "cursor=wl-unknown",
-      "colour=red",
-      "status=sleeping",
-    ]) {
+  it("refuses an invalid limit or query with 400 INVALID_QUERY, an unknown cursor with 404", async () => {
+    expectError(await call(s, "GET", "/orgs/demo/workloads?cursor=wl-unknown"), 404, "CURSOR_NOT_FOUND");
+    for (const q of ["limit=0", "limit=abc", "limit=1.5", "limit=1001", "colour=red", "status=sleeping"]) {
       expectError(await call(s, "GET", `/orgs/demo/workloads?${q}`), 400, "INVALID_QUERY");
     }
   });
@@ -243,7 +236,7 @@ describe("update", () => {
     );
     expectError(
       await call(s, "PATCH", `/orgs/demo/workloads/${w.uid}`, { image: "nope" }),
-      400,
+      404,
       "WORKLOAD_IMAGE_NOT_FOUND",
     );
     expectError(
@@ -290,7 +283,7 @@ describe("org isolation", () => {
     const key = await createSshKey(s, "other-key", OTHER_TOKEN, "other");
     expectError(
       await call(s, "POST", "/orgs/demo/workloads", rental({ ssh_keys: [key] })),
-      400,
+      404,
       "WORKLOAD_SSH_KEY_NOT_FOUND",
     );
   });

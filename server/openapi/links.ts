@@ -1,0 +1,48 @@
+import type { Endpoint } from "../../api/endpoints/index.ts";
+
+/** An OpenAPI link: the target operation and where each of its path parameters comes from. */
+export interface OpenApiLink {
+  operationId: string;
+  parameters: Record<string, string>;
+  description: string;
+}
+
+const paramsOf = (pattern: string): string[] => [...pattern.matchAll(/:(\w+)/g)].map(([, n]) => n!);
+
+/**
+ * The links of an operation that creates something (its endpoint's `creates`): one to every
+ * operation on the created object or under it (WebSocket upgrades aside), so a generated client
+ * or a stateful fuzzer walks create → deploy → state → logs → exec → delete. The created
+ * object's parameter comes from the answer; the others from the request's own path.
+ */
+export function linksOf(
+  op: Endpoint,
+  endpoints: readonly Endpoint[],
+  operationId: (op: Endpoint) => string,
+): Record<string, OpenApiLink> | undefined {
+  if (!op.creates) return undefined;
+  const member = op.creates.pattern;
+  const created =
+    member.split("/").length - 1 - [...member.split("/")].reverse().findIndex((s) => s.startsWith(":"));
+  const from = op.creates.from ?? "/uid";
+  const mine = new Set(paramsOf(op.pattern));
+  const links: Record<string, OpenApiLink> = {};
+  for (const target of endpoints) {
+    if (target.websocket || target.prefix !== op.prefix) continue;
+    if (target.pattern !== member && !target.pattern.startsWith(`${member}/`)) continue;
+    const parameters: Record<string, string> = {};
+    target.pattern.split("/").forEach((segment, i) => {
+      if (!segment.startsWith(":")) return;
+      const param = segment.slice(1);
+      if (i === created) parameters[param] = `$response.body#${from}`;
+      else if (mine.has(param)) parameters[param] = `$request.path.${param}`;
+    });
+    const id = operationId(target);
+    links[id] = {
+      operationId: id,
+      parameters,
+      description: `${target.method} ${target.pattern} of what this created (its ${from.slice(1)} from the answer)`,
+    };
+  }
+  return Object.keys(links).length ? links : undefined;
+}
