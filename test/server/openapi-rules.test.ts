@@ -208,7 +208,7 @@ describe("the OpenAPI document and the server agree", () => {
   });
 
   it("describes a list cursor as the server's own, and answers any other with 404", async () => {
-    const list = doc.paths["/v3/orgs/{org}/workloads"]!.get! as {
+    const list = doc.paths["/v3/orgs/{org}/workloads"]!.get! as unknown as {
       parameters: { name: string; description?: string }[];
     };
     expect(list.parameters.find((p) => p.name === "cursor")?.description).toMatch(
@@ -245,7 +245,7 @@ describe("the OpenAPI document and the server agree", () => {
   });
 
   it("states the terminal id rule on the path parameter", async () => {
-    const del = doc.paths["/v3/orgs/{org}/workloads/{uid}/terminals/{terminal}"]!.delete! as {
+    const del = doc.paths["/v3/orgs/{org}/workloads/{uid}/terminals/{terminal}"]!.delete! as unknown as {
       parameters: { name: string; schema: { pattern?: string } }[];
     };
     const pattern = new RegExp(del.parameters.find((p) => p.name === "terminal")!.schema.pattern!);
