@@ -124,6 +124,11 @@ export class CwsClient {
     this.meta = new Meta(this.#transport);
   }
 
+  /** `text` (something the service said, which may echo it) with the client's token as `[secret]`. */
+  scrub(text: string): string {
+    return this.#transport.scrub(text);
+  }
+
   /** Ends open streams and closes the keep-alive connections (of a dispatcher the client created). */
   close(): Promise<void> {
     return this.#transport.close();

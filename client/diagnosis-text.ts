@@ -33,8 +33,8 @@ export interface WaitDiagnosis {
   events: DiagnosisEvent[];
   /** The last log lines (at most DIAGNOSIS_LOG_LINES), of the container named by `logsOf`. */
   logs: string[];
-  /** current: the running (or last) container; previous: the one before its restart. */
-  logsOf: "current" | "previous";
+  /** current: the running (or last) container; previous: the one before its restart; serial: a VM's console. */
+  logsOf: "current" | "previous" | "serial";
   /** How to read more: the API calls (and their query). */
   more: string[];
   /** Why (part of) the diagnosis could not be read, when it could not: one line. */
@@ -92,8 +92,11 @@ export function formatDiagnosis(d: WaitDiagnosis, shown = ""): string {
       out.push(`${INDENT}${INDENT}${e.at}  ${e.reason.padEnd(width)}  ${e.message}${code}`);
     }
   }
-  const which =
-    d.logsOf === "previous" ? "the previous container, before its restart" : "the current container";
+  const which = {
+    previous: "the previous container, before its restart",
+    current: "the current container",
+    serial: "the serial console",
+  }[d.logsOf];
   if (d.logs.length) {
     out.push(`${INDENT}last ${d.logs.length} log line${d.logs.length === 1 ? "" : "s"} of ${which}:`);
     for (const l of d.logs) out.push(`${INDENT}${INDENT}${l}`);

@@ -128,6 +128,7 @@ export async function diagnose(
       d.message = clean(state.message);
       d.readyReplicas = state.ready_replicas;
       d.totalReplicas = state.total_replicas;
+      if (state.workload_type === "VM") d.logsOf = "serial";
     }
     const mine = events ? thisDeployment(events) : [];
     d.events = mine.slice(-DIAGNOSIS_EVENTS).map((e): DiagnosisEvent => ({

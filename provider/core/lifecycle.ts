@@ -8,6 +8,7 @@ import { diffFields, keepProgramShape, type FieldRule } from "./diff.ts";
 import { autoNamedOf, isAdoptable, renamesOf, requiredOf, rulesOf, type Definition } from "./definition.ts";
 import { chooseName } from "./naming.ts";
 import { withBudget } from "./timeouts.ts";
+import { redactOutputs } from "./wait.ts";
 import {
   MadeButFailedError,
   PartialStateError,
@@ -116,7 +117,7 @@ export function resource<R extends object>(def: Definition, ctl: Controller<R>):
   /** Outputs from the service's current record, else the inputs (when even that read fails). */
   async function current(ctx: Context, id: string, inputs: Props): Promise<Props> {
     const r = await ctl.get(ctx, id).catch(() => undefined);
-    return r ? outputsOf(r, inputs) : { ...inputs, uid: id };
+    return r ? redactOutputs(ctx, inputs, outputsOf(r, inputs)) : { ...inputs, uid: id };
   }
 
   /** Runs `work` on an object that exists; a failure keeps it in state (partial state) with the reason. */
@@ -241,7 +242,7 @@ export function resource<R extends object>(def: Definition, ctl: Controller<R>):
       const record = await ctl.get(ctx, id);
       if (!record) return undefined;
       const inputs = keepProgramShape(rules, olds, ctl.inputsOf(record, olds));
-      return { id, inputs, outputs: outputsOf(record, inputs) };
+      return { id, inputs, outputs: redactOutputs(ctx, inputs, outputsOf(record, inputs)) };
     },
 
     async update(ctx, id, olds, news) {

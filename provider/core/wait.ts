@@ -5,7 +5,7 @@
  * client's error carries the last events and log lines (client/diagnosis.ts), with every secret
  * the resource's inputs hold redacted, and its message is what every front end shows.
  */
-import { progressLine, type WorkloadWaitOptions } from "../../client/index.ts";
+import { progressLine, redact, type WorkloadWaitOptions } from "../../client/index.ts";
 import type { WorkloadState, WorkloadStatus } from "../../api/index.ts";
 import { waitOptions } from "./timeouts.ts";
 import { sayStatus, type Context, type Props } from "./types.ts";
@@ -15,15 +15,19 @@ const text = (v: unknown): string[] => (typeof v === "string" && v !== "" ? [v] 
 /**
  * The values of `inputs` no service text may show: the registry and VM passwords, and the env
  * values the program marked secret: those the front end names (`Context.secrets`, the native
- * plugin), else every env value, since the dynamic provider and OpenTofu are not told which are.
+ * plugin: every string it got as a secret, but a registry's server and username), else every env
+ * value, since the dynamic provider and OpenTofu are not told which are.
  */
 export function secretValues(ctx: Pick<Context, "secrets">, inputs: Props): string[] {
   const auth = inputs.registryAuth as Props | undefined;
   const vm = inputs.vmConfig as Props | undefined;
   const envs = Array.isArray(inputs.envs) ? (inputs.envs as Props[]) : [];
   const envValues = envs.flatMap((e) => text(e.value));
-  const marked = ctx.secrets ? envValues.filter((v) => ctx.secrets!.includes(v)) : envValues;
-  return [...text(auth?.password), ...text(vm?.password), ...marked, ...(ctx.secrets ?? [])];
+  if (!ctx.secrets) return [...text(auth?.password), ...text(vm?.password), ...envValues];
+  // The registry's server and username are in a secret object, but not secret themselves.
+  const shown = new Set([...text(auth?.server), ...text(auth?.username)]);
+  const marked = ctx.secrets.filter((v) => !shown.has(v));
+  return [...text(auth?.password), ...text(vm?.password), ...marked];
 }
 
 /** The wait's options: the operation's timeout, progress on the status line, the secrets to redact. */
@@ -43,4 +47,16 @@ export function waitForRunning(
   inputs: Props,
 ): Promise<WorkloadState> {
   return ctx.client.workloads.waitForStatus(uid, target, runningWaitOptions(ctx, inputs));
+}
+
+/**
+ * The service's own words about an object (its `statusMessage`), as state may keep them: every
+ * secret of the inputs and the client's token redacted, since the service may echo them.
+ */
+export function redactOutputs(ctx: Context, inputs: Props, outputs: Props): Props {
+  if (typeof outputs.statusMessage !== "string") return outputs;
+  const redacted = redact(outputs.statusMessage, secretValues(ctx, inputs));
+  // A stand-in client of a test may have no scrub: the token is then not the service's to echo.
+  const clean = typeof ctx.client.scrub === "function" ? ctx.client.scrub(redacted) : redacted;
+  return clean === outputs.statusMessage ? outputs : { ...outputs, statusMessage: clean };
 }

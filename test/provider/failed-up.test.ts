@@ -27,12 +27,12 @@ describe("secretValues", () => {
   it("every env value when the front end does not say which are secret", () => {
     expect(secretValues({}, inputs)).toEqual([REGISTRY_PW, VM_PW, "plain", ENV_SECRET]);
   });
-  it("only the marked env values when it does", () => {
-    expect(secretValues({ secrets: [ENV_SECRET] }, inputs)).toEqual([
+  it("only the values marked secret when it does, never a registry's server or username", () => {
+    expect(secretValues({ secrets: [ENV_SECRET, "r", "u", REGISTRY_PW] }, inputs)).toEqual([
       REGISTRY_PW,
       VM_PW,
       ENV_SECRET,
-      ENV_SECRET,
+      REGISTRY_PW,
     ]);
   });
 });
