@@ -2,17 +2,19 @@
  * `npm run gen`: writes everything generated from the resource definitions
  * (provider/resources/<kind>/definition.ts): schema.json, the TypeScript classes of both front
  * ends (sdk/<kind>.ts, sdk/types.ts, sdk/index.ts, sdk/native/resources.ts) and the reference
- * pages (docs/resources/, and docs/resources/actions/ from the actions beside them); and, from the provider's settings (provider/frontend/settings.ts), the
+ * pages (docs/resources/, docs/resources/actions/ and docs/resources/lists/ from the actions and
+ * list resources beside them); and, from the provider's settings (provider/frontend/settings.ts), the
  * native provider class (sdk/native/provider.ts). Never edit those by hand. `--check` writes nothing and exits 1 naming
  * the files that differ from what it would write (test/provider/native/schema.test.ts runs it).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as prettier from "prettier";
-import { ACTIONS, DEFINITIONS } from "../provider/registry.ts";
+import { ACTIONS, DEFINITIONS, LISTS } from "../provider/registry.ts";
 import { buildSchema, schemaText } from "../provider/schema/package-schema.ts";
 import { actionFileOf, actionPage } from "./gen/action-docs.ts";
 import { indexPage, resourcePage } from "./gen/docs.ts";
+import { listFileOf, listPage } from "./gen/list-docs.ts";
 import { classFile, fileOf, indexFile, nativeFile, providerFile, typesFile } from "./gen/sdk-classes.ts";
 import { REPO_ROOT } from "./repo-root.ts";
 
@@ -34,6 +36,7 @@ export async function generatedFiles(): Promise<Map<string, string>> {
   }
   for (const a of Object.values(ACTIONS))
     files.set(`docs/resources/actions/${actionFileOf(a)}.md`, actionPage(a));
+  for (const l of Object.values(LISTS)) files.set(`docs/resources/lists/${listFileOf(l)}.md`, listPage(l));
   const out = new Map<string, string>();
   for (const [path, text] of files) {
     const options = (await prettier.resolveConfig(join(REPO_ROOT, path))) ?? {};

@@ -201,7 +201,10 @@ export const WRITE_ONLY_SINCE = "OpenTofu 1.11 or Terraform 1.11";
 /**
  * A nested attribute with each of `fields` given its twins: the stored sub-attribute becomes
  * optional (one of the two forms is required, write-only.ts checks), `<field>_wo` and
- * `<field>_wo_version` are added beside it.
+ * `<field>_wo_version` are added beside it. The secret is the stored sub-attribute and its
+ * write-only twin: they are sensitive, the rest of the object (a registry's server and user
+ * name) is not, so that plans show it and a generated configuration
+ * (`-generate-config-out`, which writes a sensitive attribute as `null # sensitive`) keeps it.
  */
 export function twinAttributes(
   a: TfAttribute,
@@ -214,7 +217,7 @@ export function twinAttributes(
     const i = attributes.findIndex((x) => x.key === field);
     if (i < 0) continue;
     const stored = attributes[i]!;
-    attributes[i] = { ...stored, required: undefined, optional: true };
+    attributes[i] = { ...stored, required: undefined, optional: true, sensitive: true };
     const wo = `${stored.name}_wo`;
     const version = `${stored.name}_wo_version`;
     attributes.push(
@@ -238,7 +241,8 @@ export function twinAttributes(
     twins.push({ attribute: a.name, key: a.key, stored: stored.name, wo, version });
   }
   const type: TfAttribute["type"] = ["object", Object.fromEntries(attributes.map((x) => [x.name, x.type]))];
-  return { attribute: { ...a, type, nested: { ...nested, attributes } }, twins };
+  const { sensitive: _whole, ...rest } = a;
+  return { attribute: { ...rest, type, nested: { ...nested, attributes } }, twins };
 }
 
 /** `Workload` → `cws_workload`; `getSandboxTemplates` → `cws_sandbox_templates`. */

@@ -136,8 +136,15 @@ describe("terraform-provider-cws over gRPC with mutual TLS", () => {
     const workload = res.resource_schemas.cws_workload.block;
     expect(attr(workload, "name")).toMatchObject({ required: true });
     expect(attr(workload, "image").description).toMatch(/redeploys/);
-    expect(attr(workload, "registry_auth")).toMatchObject({ sensitive: true, optional: true });
-    expect(attr(workload, "vm_config")).toMatchObject({ sensitive: true });
+    // The passwords are sensitive, not the objects that hold them (a registry's server and user).
+    expect(attr(workload, "registry_auth")).toMatchObject({ sensitive: false, optional: true });
+    expect(attr(workload, "vm_config")).toMatchObject({ sensitive: false });
+    for (const holder of ["registry_auth", "vm_config"]) {
+      const nested = attr(workload, holder).nested_type!;
+      expect(attr(nested, "password"), holder).toMatchObject({ sensitive: true });
+      expect(attr(nested, "password_wo"), holder).toMatchObject({ sensitive: true });
+    }
+    expect(attr(attr(workload, "registry_auth").nested_type!, "server")).toMatchObject({ sensitive: false });
     const ports = attr(workload, "ports");
     expect(ports.nested_type!.nesting).toBe("LIST");
     expect(attr(ports.nested_type!, "port")).toMatchObject({ required: true });
