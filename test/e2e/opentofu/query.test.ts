@@ -14,9 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../scripts/repo-root.ts";
 import { runProcess } from "../../../scripts/run.ts";
 import {
+  ADOPT_PUBLIC_KEY,
   REGISTRY_PASSWORD,
   TEMPLATE_PASSWORD,
   VM_PASSWORD,
+  clientFor,
   makeOrgByHand,
   type HandMadeOrg,
 } from "../../helpers/adopt-org.ts";
@@ -213,5 +215,43 @@ describe(`docs/query.md under ${toolTitle(TERRAFORM)}`, () => {
       }
     },
     STEP * 2,
+  );
+});
+
+describe(`a bad filter and a limit, under ${toolTitle(TERRAFORM)}`, () => {
+  const server = useTestServer({ provisionDelayMs: 10 });
+
+  it(
+    "refuses a filter the API does not take before listing, naming it and its values, and stops at the limit",
+    async () => {
+      requireTool(TERRAFORM);
+      const keys = ["a", "b", "c"];
+      const client = clientFor(server);
+      for (const name of keys)
+        await client.sshKeys.create({ name, ssh_key: `${ADOPT_PUBLIC_KEY.split(" adopt")[0]} ${name}@cws` });
+      const main = `terraform {\n  required_providers {\n    cws = { source = "cws/cws" }\n  }\n}\n\nprovider "cws" {}\n`;
+      const p = tofuProject(
+        server,
+        {
+          "main.tf": main,
+          "bad.tfquery.hcl": `list "cws_workload" "sandboxes" {\n  provider = cws\n  config {\n    type = "SANDBOX"\n  }\n}\n`,
+        },
+        {},
+        TERRAFORM,
+      );
+      try {
+        expectExit(await p.run("init"), 0);
+        const bad = expectExit(await p.run("query"), 1);
+        expect(words(bad)).toMatch(/Invalid filter: type/);
+        expect(words(bad)).toMatch(/type must be one of RENTAL, VM, BM/);
+        expect(words(bad)).toMatch(/on bad\.tfquery\.hcl line 4/);
+        p.write("bad.tfquery.hcl", `list "cws_ssh_key" "two" {\n  provider = cws\n  limit    = 2\n}\n`);
+        const two = expectExit(await p.run("query"), 0);
+        expect(two.stdout.match(/^list\.cws_ssh_key\.two /gm)).toHaveLength(2);
+      } finally {
+        p.cleanup();
+      }
+    },
+    STEP,
   );
 });
