@@ -1,0 +1,161 @@
+/**
+ * When an apply fails, the diagnostic says why, under each HCL tool (OpenTofu 1.12.6, Terraform
+ * 1.16.3): one apply of five workloads, each failing its own staged way (staged.ts); the apply's
+ * output names each failing event and its last log line and holds no planted secret; the state
+ * keeps every workload (tainted, as before) and no password, token or echoed secret.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { admin } from "../../helpers/http.ts";
+import { startTestServer, type TestServer } from "../../helpers/server.ts";
+import { liveResources } from "../../helpers/stacks.ts";
+import { HCL_TOOLS, expectExit, requireTool, toolTitle, tofuProject, words } from "../../helpers/tofu.ts";
+import {
+  ENV_SECRET,
+  expectDiagnosed,
+  NEVER_READY_TIMEOUT_SEC,
+  PLANTED,
+  REGISTRY_PASSWORD,
+  stage,
+  stagedCases,
+  VM_PASSWORD,
+} from "./staged.ts";
+
+/** init and one apply of five failing workloads on a busy machine. */
+const APPLY_MS = 240_000;
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ provisionDelayMs: 50 });
+});
+afterAll(async () => server?.close());
+
+function config(cases: ReturnType<typeof stagedCases>): string {
+  return `terraform {
+  required_providers {
+    cws = { source = "cws/cws" }
+  }
+}
+
+variable "db_password" {
+  type      = string
+  sensitive = true
+}
+
+variable "registry_password" {
+  type      = string
+  ephemeral = true
+}
+
+variable "vm_password" {
+  type      = string
+  ephemeral = true
+}
+
+resource "cws_workload" "pull" {
+  type          = "RENTAL"
+  name          = "${cases.pull!.name}"
+  image         = "ghcr.io/acme/api:9.9"
+  resource_name = "cpu-rental-small"
+  registry_auth = {
+    server              = "ghcr.io"
+    username            = "ci"
+    password_wo         = var.registry_password
+    password_wo_version = 1
+  }
+}
+
+resource "cws_workload" "exit" {
+  type          = "RENTAL"
+  name          = "${cases.exit!.name}"
+  image         = "nginx:1.27"
+  resource_name = "cpu-rental-small"
+  envs          = [{ name = "DB_PASSWORD", value = var.db_password }, { name = "MODE", value = "production" }]
+}
+
+resource "cws_workload" "loop" {
+  type          = "RENTAL"
+  name          = "${cases.loop!.name}"
+  image         = "nginx:1.27"
+  resource_name = "cpu-rental-small"
+}
+
+resource "cws_workload" "vm" {
+  type          = "VM"
+  name          = "${cases.vm!.name}"
+  image         = "ubuntu-22.04"
+  resource_name = "vm-standard"
+  vm_config = {
+    password_wo         = var.vm_password
+    password_wo_version = 1
+  }
+}
+
+resource "cws_workload" "slow" {
+  type              = "RENTAL"
+  name              = "${cases.slow!.name}"
+  image             = "nginx:1.27"
+  resource_name     = "cpu-rental-small"
+  ready_timeout_sec = ${NEVER_READY_TIMEOUT_SEC}
+}
+`;
+}
+
+interface TfState {
+  resources: {
+    name: string;
+    instances: { status?: string; attributes: { uid?: string; status?: string } }[];
+  }[];
+}
+
+describe.each(HCL_TOOLS)("a failed apply under $product", (tool) => {
+  it(
+    `${toolTitle(tool)}: each workload's failing event and last log line in the diagnostics, no secret, every workload kept`,
+    { timeout: APPLY_MS },
+    async () => {
+      requireTool(tool);
+      const cases = stagedCases(`apply-${tool.name}`);
+      await stage(server, cases);
+      const p = tofuProject(server, { "main.tf": config(cases) }, { TF_LOG_PROVIDER: "INFO" }, tool);
+      try {
+        expectExit(await p.run("init"), 0);
+        const vars = [
+          "-var",
+          `db_password=${ENV_SECRET}`,
+          "-var",
+          `registry_password=${REGISTRY_PASSWORD}`,
+          "-var",
+          `vm_password=${VM_PASSWORD}`,
+        ];
+        // Terraform 1.16.3 panics writing the state when failed creates end together ("has status
+        // ObjectStatus(0), which cannot be saved in state"): it applies one resource at a time.
+        const parallel = tool.name === "terraform" ? ["-parallelism=1"] : [];
+        const apply = expectExit(await p.run("apply", "-auto-approve", ...parallel, ...vars), 1);
+        // The tool wraps and indents the diagnostic's detail: the words are what is compared.
+        // Diagnostics and the provider log (TF_LOG_PROVIDER) both go to stderr; the tool wraps the
+        // first line of a diagnostic's detail: the words are what is compared.
+        expectDiagnosed(words(apply), cases);
+        // The progress went to the provider log.
+        expect(apply.stderr).toMatch(/provisioning 0\/1 ready: (Deploy|Pulling|Pulled|Started)/);
+
+        const stateText = readFileSync(join(p.dir, "terraform.tfstate"), "utf8");
+        const state = JSON.parse(stateText) as TfState;
+        // The env value is the configuration's own (state keeps sensitive values, as for any provider).
+        for (const s of PLANTED.filter((x) => x !== ENV_SECRET)) expect(stateText).not.toContain(s);
+        expect(stateText.split(ENV_SECRET)).toHaveLength(2);
+        const live = await liveResources(server);
+        for (const [key, c] of Object.entries(cases)) {
+          const inst = state.resources.find((r) => r.name === key)?.instances[0];
+          const w = live.workloads.find((x) => x.name === c.name);
+          expect(inst?.attributes.uid, key).toBe(w?.uid);
+          expect(inst?.status, key).toBe("tainted");
+          expect(w?.state?.status, key).toBe(key === "slow" ? "provisioning" : "error");
+        }
+      } finally {
+        p.cleanup();
+        await admin(server, "DELETE", "/orgs/demo/provisioning");
+      }
+    },
+  );
+});
