@@ -23,6 +23,7 @@ import { volumeList } from "./resources/volume/list.ts";
 import * as workloadTemplate from "./resources/workload-template/controller.ts";
 import * as workloadTemplateDef from "./resources/workload-template/definition.ts";
 import { workloadTemplateList } from "./resources/workload-template/list.ts";
+import { sandboxWriteFile } from "./resources/sandbox/actions.ts";
 import { workloadReboot } from "./resources/workload/actions.ts";
 import { workloadExec } from "./resources/workload/actions-exec.ts";
 import * as workload from "./resources/workload/controller.ts";
@@ -57,7 +58,7 @@ export function resourceModule(name: string): ResourceModule {
  * (provider/resources/<kind>/actions*.ts).
  */
 export const ACTIONS: Record<string, ActionDefinition> = Object.fromEntries(
-  [workloadReboot, workloadExec].map((a) => [a.name, a]),
+  [workloadReboot, workloadExec, sandboxWriteFile].map((a) => [a.name, a]),
 );
 
 /**

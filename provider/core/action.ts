@@ -18,6 +18,8 @@ export interface ActionInputDef {
   required?: boolean;
   /** The value an unset input means. */
   default?: unknown;
+  /** Never shown (Terraform's plan prints it as sensitive); never in progress or errors. */
+  secret?: boolean;
 }
 
 /** What an action's checks and its run learn besides its arguments. */

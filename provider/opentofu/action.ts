@@ -54,6 +54,7 @@ export function tfAction(def: ActionDefinition): TfAction {
     key,
     type: tfTypeOf(p.type),
     ...(p.required ? { required: true } : { optional: true }),
+    ...(p.secret ? { sensitive: true } : {}),
     description: p.description,
   }));
   return { typeName: tfName(def.name), def, attributes };

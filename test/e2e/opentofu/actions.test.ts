@@ -90,6 +90,18 @@ describe(`docs/actions.md under ${toolTitle(TERRAFORM)}`, () => {
       expect(r.output).not.toMatch(/cws_workload_exec\.check/);
       await planIsClean("app-vm-2");
     },
+    "terraform apply -auto-approve -var vm_name=app-vm-2 -invoke=action.cws_sandbox_write_file.config":
+      async (r) => {
+        expect(r.output).not.toContain("mode = prod");
+        const box = (await workloadUid("migrate-box"))!;
+        const file = await api<{ content_b64: string }>(
+          server,
+          "GET",
+          `/orgs/demo/workloads/${box}/files?path=/workspace/app.conf`,
+        );
+        expect(Buffer.from(file.content_b64, "base64").toString()).toBe("mode = prod\n");
+        await planIsClean("app-vm-2");
+      },
     "terraform plan -var vm_name=app-vm-2 -invoke=action.cws_workload_reboot.box": async () => {
       expect(await reboots((await workloadUid("migrate-box"))!)).toBe(0);
     },

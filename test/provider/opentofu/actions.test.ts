@@ -29,6 +29,7 @@ interface Event {
 const ACTION_ATTRS: Record<string, string[]> = {
   cws_workload_reboot: ["workload_id", "timeout_sec"],
   cws_workload_exec: ["workload_id", "command", "timeout_sec", "allow_failure"],
+  cws_sandbox_write_file: ["workload_id", "path", "content", "content_base64"],
 };
 const config = (type: string, values: Record<string, MsgValue>) =>
   dv({ ...Object.fromEntries(ACTION_ATTRS[type]!.map((a) => [a, null])), ...values });
@@ -80,13 +81,21 @@ beforeAll(async () => {
 }, 60_000);
 
 describe("action schemas", () => {
-  it("declares cws_workload_reboot and cws_workload_exec with their arguments", () => {
+  it("declares the workload's and the sandbox's actions with their arguments, file contents sensitive", () => {
     const meta = provider.getMetadata() as { actions: { type_name: string }[] };
-    expect(meta.actions.map((a) => a.type_name).sort()).toEqual(["cws_workload_exec", "cws_workload_reboot"]);
+    expect(meta.actions.map((a) => a.type_name).sort()).toEqual([
+      "cws_sandbox_write_file",
+      "cws_workload_exec",
+      "cws_workload_reboot",
+    ]);
     const schema = provider.getProviderSchema() as {
       action_schemas: Record<
         string,
-        { schema: { block: { attributes: { name: string; required: boolean; type: Buffer }[] } } }
+        {
+          schema: {
+            block: { attributes: { name: string; required: boolean; sensitive: boolean; type: Buffer }[] };
+          };
+        }
       >;
     };
     const exec = schema.action_schemas.cws_workload_exec!.schema.block.attributes;
@@ -96,6 +105,8 @@ describe("action schemas", () => {
       ["timeout_sec", false, "number"],
       ["allow_failure", false, "bool"],
     ]);
+    const write = schema.action_schemas.cws_sandbox_write_file!.schema.block.attributes;
+    expect(write.filter((a) => a.sensitive).map((a) => a.name)).toEqual(["content", "content_base64"]);
   });
 });
 
@@ -248,6 +259,47 @@ describe("InvokeAction", () => {
     const events = await invoke("cws_workload_reboot", { workload_id: rental });
     expect(completed(events)![0]!.detail).toMatch(/^a reboot is for VM workloads only/);
     expect(await reboots(rental)).toBe(0);
+  });
+});
+
+describe("cws_sandbox_write_file", () => {
+  const W = "cws_sandbox_write_file";
+
+  it("takes exactly one of content and content_base64, and an absolute path", () => {
+    const v = (values: Record<string, MsgValue>) =>
+      (
+        provider.validateActionConfig({ type_name: W, config: config(W, values) }) as { diagnostics: Diag[] }
+      ).diagnostics.map((d) => d.detail);
+    expect(v({ workload_id: "x", path: "/a", content: "x", content_base64: "eA==" })).toEqual([
+      "give exactly one of content and content_base64 (both are set)",
+    ]);
+    expect(v({ workload_id: "x", path: "/a" })).toEqual([
+      "give exactly one of content and content_base64 (neither is set)",
+    ]);
+    expect(v({ workload_id: "x", path: "etc/app.conf", content: "x" })).toEqual([
+      "path must be an absolute guest path",
+    ]);
+  });
+
+  it("is refused at plan for a workload that is not a sandbox", async () => {
+    const [d] = await plan(W, { workload_id: rental, path: "/tmp/a", content: "x" });
+    expect(d!.detail).toBe(
+      `writing a file is for sandboxes only: workload act-web (${rental}) is RENTAL (the service has no file access to other types)`,
+    );
+  });
+
+  it("writes the file, saying its size and never its content", async () => {
+    const secret = "token = s3cr3t-value\n";
+    const events = await invoke(W, { workload_id: box, path: "/tmp/app.conf", content: secret });
+    expect(completed(events)).toEqual([]);
+    expect(progress(events)).toEqual([
+      `wrote ${secret.length} bytes to /tmp/app.conf in sandbox act-box (${box})`,
+    ]);
+    expect(JSON.stringify(events)).not.toContain("s3cr3t");
+    expect((await client.sandboxes.readFile(box, "/tmp/app.conf")).toString()).toBe(secret);
+    const binary = await invoke(W, { workload_id: box, path: "/tmp/blob", content_base64: "AAEC/w==" });
+    expect(completed(binary)).toEqual([]);
+    expect([...(await client.sandboxes.readFile(box, "/tmp/blob"))]).toEqual([0, 1, 2, 255]);
   });
 });
 
