@@ -183,7 +183,7 @@ describe("ListResource", () => {
 });
 
 describe("GenerateResourceConfig", () => {
-  it("writes what a person would: no computed attribute, no provider wait, no default, no write-only twin", async () => {
+  it("writes what a person would: no computed attribute, no input never set, no write-only twin", async () => {
     const [vm] = await list("cws_workload", { type: "VM" }, { include_resource_object: true });
     const res = provider.generateResourceConfig({
       type_name: "cws_workload",
