@@ -16,6 +16,7 @@ const BENCHES: [file: string, installed?: boolean][] = [
   ["sandbox-http.ts"],
   ["package-size.ts"],
   ["polling.ts"],
+  ["failed-wait.ts"],
   ["provider-load.ts"],
   ["plugin-start.ts", true],
   ["tofu.ts", true],
