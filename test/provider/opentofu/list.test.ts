@@ -253,8 +253,28 @@ function proposedOf(type: string, prior: Obj, config: Obj): Obj {
 describe("ListResource over gRPC", () => {
   let stop: () => void;
   let client: grpc.Client & Record<string, (req: unknown) => grpc.ClientReadableStream<Event>>;
+  /** A list's events as Terraform receives them, until the stream ends. */
+  const received = (req: unknown) =>
+    new Promise<Event[]>((resolve, reject) => {
+      const events: Event[] = [];
+      const call = client.ListResource!(req);
+      call.on("data", (e: Event) => events.push(e));
+      call.on("error", reject);
+      call.on("end", () => resolve(events));
+    });
   beforeAll(async () => {
-    const served = await serve(provider, {});
+    // The first provider configured, a second one not: both served by one server.
+    const unconfigured = tofuProvider();
+    const served = await serve(
+      new Proxy(provider, {
+        get: (target, key) =>
+          key === "listResource"
+            ? (req: { type_name: string }, call: unknown) =>
+                (req.type_name === "cws_volume" ? unconfigured : target).listResource(req, call as never)
+            : (Reflect.get(target, key) as unknown),
+      }),
+      {},
+    );
     stop = () => served.server.forceShutdown();
     const def = protoLoader.loadSync("tfplugin6.proto", PROTO_OPTIONS);
     const pkg = grpc.loadPackageDefinition(def) as unknown as {
@@ -271,19 +291,23 @@ describe("ListResource over gRPC", () => {
   });
 
   it("streams one event per object, then ends", async () => {
-    const events: Event[] = [];
-    await new Promise<void>((resolve, reject) => {
-      const call = client.ListResource!({
-        type_name: "cws_ssh_key",
-        config: listConfig("cws_ssh_key"),
-        include_resource_object: true,
-        limit: 100,
-      });
-      call.on("data", (e: Event) => events.push(e));
-      call.on("error", reject);
-      call.on("end", () => resolve());
+    const events = await received({
+      type_name: "cws_ssh_key",
+      config: listConfig("cws_ssh_key"),
+      include_resource_object: true,
+      limit: 100,
     });
     expect(events.map((e) => e.display_name)).toEqual(["deploy"]);
     expect(undv(events[0]!.resource_object)).toMatchObject({ name: "deploy", uid: org.key });
+  });
+
+  it("ends a list that fails with an event holding the error, as Terraform shows a diagnostic", async () => {
+    const events = await received({ type_name: "cws_volume", config: listConfig("cws_volume"), limit: 100 });
+    expect(events).toHaveLength(1);
+    expect(events[0]!.identity).toBeFalsy();
+    expect(events[0]!.diagnostic![0]).toMatchObject({ severity: "ERROR" });
+    expect(events[0]!.diagnostic![0]!.summary + (events[0]!.diagnostic![0]!.detail ?? "")).toMatch(
+      /configure|endpoint|org/i,
+    );
   });
 });
