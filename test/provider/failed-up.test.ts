@@ -78,3 +78,28 @@ describe("a workload that does not come up", () => {
     expect(status.some((m) => /^provisioning 0\/1 ready: (Pulling|Pulled|Started)/.test(m))).toBe(true);
   });
 });
+
+describe("a sandbox that does not come up", () => {
+  it("fails its deploy's wait with the events and the log lines, and stays in state", async () => {
+    const Sandbox = resourceModule("Sandbox");
+    await admin(p.server, "POST", "/orgs/demo/provisioning", {
+      name: "box-fails",
+      failure: "exit",
+      exit_code: 137,
+      delay_ms: 100,
+      logs: ["agent: out of memory"],
+    });
+    const inputs = Sandbox.check(
+      {},
+      { name: "box-fails", template: "tpl-ubuntu-headless", readyTimeoutSec: 30 },
+    ).inputs;
+    const err = await Sandbox.create(p.ctx, inputs).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!(err instanceof PartialStateError)) throw err;
+    expect(err.properties.status).toBe("error");
+    expect(err.message).toMatch(/Error +container box-fails exited with code 137 \(exit code 137\)/);
+    expect(err.message).toMatch(/agent: out of memory\n/);
+  });
+});
