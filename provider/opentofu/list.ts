@@ -9,15 +9,16 @@
  */
 import { listFailures, type ListDefinition, type Listed } from "../core/list.ts";
 import type { CheckFailure, Context, ResourceModule } from "../core/types.ts";
+import { camelToSnake } from "../core/wire.ts";
 import type { CallInfo } from "../frontend/grpc-server.ts";
 import { errorDiag, hclPath, type Diagnostic, type Step } from "./diagnostics.ts";
 import { identityData } from "./identity.ts";
+import type { TfObject } from "./msgpack.ts";
 import { schemaMessage } from "./schema-message.ts";
 import { stateOf } from "./state.ts";
 import type { TfAttribute, TfResource } from "./tf-schema.ts";
 import { decodeValue, encodeValue, toCore, type DynamicValue } from "./values.ts";
 import { keepTwins } from "./write-only.ts";
-import { camelToSnake } from "../core/wire.ts";
 
 type Req = Record<string, unknown>;
 
@@ -106,8 +107,9 @@ export class TofuLists {
   }
 
   /**
-   * ListResource: the org's objects the filters select, at most `limit` of them, one event each.
-   * Terraform places an event's diagnostics in the `config` block itself.
+   * ListResource: the org's objects the filters select, at most `limit` of them, one event each
+   * (sent once all are listed and, with include_resource, read: Terraform takes the whole list
+   * before it shows any). Terraform places an event's diagnostics in the `config` block itself.
    */
   async *list(req: Req, call?: CallInfo): AsyncGenerator<unknown> {
     const l = this.#list(req.type_name);
@@ -120,10 +122,10 @@ export class TofuLists {
     const full = !!req.include_resource_object;
     const label = `list ${l.r.typeName}`;
     const org = this.#org();
-    const event = (listed: Listed, state?: unknown) => ({
+    const event = (listed: Listed, state?: TfObject) => ({
       identity: identityData(org, listed.uid),
       display_name: displayName(listed),
-      ...(state === undefined ? {} : { resource_object: encodeValue(state as never) }),
+      ...(state ? { resource_object: encodeValue(state) } : {}),
       diagnostic: [],
     });
     let sent = 0;
