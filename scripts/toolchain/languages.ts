@@ -80,6 +80,12 @@ export async function generateSdks(log: Log = defaultLog): Promise<void> {
 export const MOTO = ["moto[s3]==5.2.5", "flask==3.1.3", "flask-cors==6.0.5"];
 /** Its command in the virtual environment. */
 export const MOTO_SERVER = join(VENV, "bin", "moto_server");
+/**
+ * Schemathesis, pinned: it fuzzes the reference server against its own OpenAPI document
+ * (test/server/schemathesis.test.ts, bench/schemathesis.ts).
+ */
+export const SCHEMATHESIS = ["schemathesis==4.32.5"];
+export const SCHEMATHESIS_BIN = join(VENV, "bin", "schemathesis");
 
 /** pip of the project's virtual environment, never asking and never checking for a newer pip. */
 export function pip(args: string[]): Promise<string> {
@@ -106,9 +112,9 @@ export async function ensurePythonEnv(log: Log = defaultLog): Promise<void> {
   // pip always rebuilds a local directory, so the SDK just generated is what gets installed;
   // `pulumi` and the SDK's other requirements come from PyPI (pip's cache keeps them).
   log(
-    `installing pulumi==${version}, the generated Python SDK (sdk/python) and ${MOTO.join(", ")} into .venv`,
+    `installing pulumi==${version}, the generated Python SDK (sdk/python), ${[...MOTO, ...SCHEMATHESIS].join(", ")} into .venv`,
   );
-  await pip(["install", "--quiet", `pulumi==${version}`, join(SDK_DIR, "python"), ...MOTO]);
+  await pip(["install", "--quiet", `pulumi==${version}`, join(SDK_DIR, "python"), ...MOTO, ...SCHEMATHESIS]);
   log(`Python environment ready in ${seconds(started)}`);
 }
 

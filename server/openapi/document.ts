@@ -70,8 +70,9 @@ function registry() {
 /** Removes what JSON Schema output carries that an OpenAPI schema does not need. */
 function tidy(ctx: { jsonSchema: Record<string, unknown> }): void {
   const s = ctx.jsonSchema;
-  if (s.minimum === -SAFE_INT) delete s.minimum;
-  if (s.maximum === SAFE_INT) delete s.maximum;
+  // An integer's safe range stays: the server refuses integers beyond it.
+  if (s.type !== "integer" && s.minimum === -SAFE_INT) delete s.minimum;
+  if (s.type !== "integer" && s.maximum === SAFE_INT) delete s.maximum;
   if (s.format === "starts_with") delete s.format;
 }
 

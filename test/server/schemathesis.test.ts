@@ -1,0 +1,38 @@
+/**
+ * Schemathesis, a fuzzer no one here wrote, against `cws serve` with the document it serves:
+ * every check, the fuzzing and stateful phases, at one fixed seed. Its failures are
+ * disagreements between the document and the server; the few that are the contract's own
+ * answer are listed with their reasons in schemathesis/hooks.py. The wider run (every phase, 25
+ * examples per operation, three seeds) is bench/schemathesis.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { runSchemathesis } from "./schemathesis/run.ts";
+
+describe("Schemathesis against cws serve", () => {
+  it("finds no failure at seed 1, and walks the document's links from the creates", async () => {
+    const r = await runSchemathesis({
+      seed: 1,
+      maxExamples: 10,
+      scenarios: 40,
+      phases: ["fuzzing", "stateful"],
+    });
+    const failures = r.output.split("=== FAILURES ===")[1]?.split("=== SUMMARY ===")[0] ?? "";
+    expect({ failures: r.failures, exitCode: r.exitCode }, failures || r.output.slice(-3000)).toEqual({
+      failures: {},
+      exitCode: 0,
+    });
+    expect(r.cases).toBeGreaterThan(300);
+    // Creates are accepted and their links followed: workloads are read, deployed and deleted.
+    for (const op of [
+      "POST /v3/orgs/{org}/workloads",
+      "GET /v3/orgs/{org}/workloads/{uid}",
+      "POST /v3/orgs/{org}/workloads/{uid}/deploy",
+      "DELETE /v3/orgs/{org}/workloads/{uid}",
+      "POST /v3/orgs/{org}/ssh-keys",
+      "POST /v3/orgs/{org}/volumes",
+    ])
+      expect(r.reached, op).toContain(op);
+    expect(r.links.total).toBeGreaterThan(60);
+    expect(r.links.covered).toBeGreaterThan(10);
+  }, 240_000);
+});

@@ -1,0 +1,201 @@
+/**
+ * Schemathesis (pinned in .venv) against `cws serve`, as a user runs it: the server's own
+ * document, the demo org, every check, the config and hooks of this folder. Used by
+ * test/server/schemathesis.test.ts (one fixed seed) and bench/schemathesis.ts (a wider run).
+ *
+ * The server runs in its own process group with a seed whose sandbox inventory holds
+ * SANDBOX_CAPACITY sandboxes, so the real processes the fuzzer starts stay few; it is stopped
+ * (SIGTERM, which stops its sandboxes, then SIGKILL of the group) whatever the run's outcome.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { SCHEMATHESIS_BIN } from "../../../scripts/toolchain/languages.ts";
+import { DEFAULT_SEED } from "../../../server/seed/data.ts";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = join(HERE, "..", "..", "..");
+/** Sandboxes the server may run at once during a run. */
+export const SANDBOX_CAPACITY = 4;
+
+export interface SchemathesisOptions {
+  seed: number;
+  maxExamples: number;
+  /** Phases to run (default all four). */
+  phases?: string[];
+  workers?: number;
+  /** Stateful scenarios (walks along the links; default maxExamples). */
+  scenarios?: number;
+}
+
+export interface SchemathesisResult {
+  exitCode: number;
+  /** Test cases generated. */
+  cases: number;
+  /** Unique failures by code (ST202, ...), as the summary counts them. */
+  failures: Record<string, number>;
+  /** Failures the hooks dropped (hooks.py: the contract's own answers). */
+  filtered: number;
+  links: { covered: number; total: number };
+  /** Documented operations (admin and WebSocket aside) and those answered a 2xx at least once. */
+  operations: string[];
+  reached: string[];
+  seconds: number;
+  output: string;
+}
+
+/** Starts `cws serve` on a free port; resolves with its origin. */
+async function startServe(seedFile: string): Promise<{ child: ChildProcess; origin: string }> {
+  const child = spawn(
+    join(REPO, "node_modules", ".bin", "node"),
+    [join(REPO, "cli", "cws.ts"), "serve", "--port", "0", "--quiet", "--seed", seedFile],
+    { cwd: REPO, detached: true, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  const origin = await new Promise<string>((resolve, reject) => {
+    let err = "";
+    child.stderr!.on("data", (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (http:\/\/[^/\s]+)\/v3/.exec(err);
+      if (m) resolve(m[1]!);
+    });
+    child.on("exit", (code) => reject(new Error(`cws serve exited (${code}): ${err}`)));
+  });
+  return { child, origin };
+}
+
+/** Stops the server and what it started: SIGTERM (it stops its sandboxes), then the whole group. */
+async function stopServe(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }, 10_000);
+  await exited;
+  clearTimeout(timer);
+  try {
+    process.kill(-child.pid!, "SIGKILL");
+  } catch {
+    // the group is gone
+  }
+}
+
+const count = (text: string, re: RegExp): number => Number(re.exec(text)?.[1] ?? 0);
+
+/** The documented operation a request went to: its method and path template. */
+function templateMatcher(paths: string[]): (method: string, path: string) => string | undefined {
+  // Literal segments first, as the server routes (server/http/router.ts).
+  const compiled = paths.map((p) => ({
+    p,
+    re: new RegExp(`^${p.replace(/\{\w+\}/g, "[^/]+")}$`),
+    rank: p
+      .split("/")
+      .map((s) => (s.startsWith("{") ? "0" : "1"))
+      .join(""),
+  }));
+  compiled.sort((a, b) => (a.rank < b.rank ? 1 : a.rank > b.rank ? -1 : 0));
+  return (method, path) => {
+    const hit = compiled.find((c) => c.re.test(path));
+    return hit ? `${method} ${hit.p}` : undefined;
+  };
+}
+
+export async function runSchemathesis(opts: SchemathesisOptions): Promise<SchemathesisResult> {
+  if (!existsSync(SCHEMATHESIS_BIN))
+    throw new Error(
+      `${SCHEMATHESIS_BIN} is missing: run \`npm run languages:setup\` (it installs schemathesis)`,
+    );
+  const dir = mkdtempSync(join(tmpdir(), "cws-schemathesis-"));
+  const seed = structuredClone(DEFAULT_SEED);
+  for (const item of seed.inventory) if (item.type === "sandbox") item.capacity = SANDBOX_CAPACITY;
+  const seedFile = join(dir, "seed.json");
+  writeFileSync(seedFile, JSON.stringify(seed));
+  const { child, origin } = await startServe(seedFile);
+  const started = Date.now();
+  try {
+    const doc = (await (await fetch(`${origin}/v3/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { tags: string[]; "x-websocket"?: boolean }>>;
+    };
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => !op.tags.includes("admin") && !op["x-websocket"])
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    // The folder's config, with this run's number of stateful scenarios.
+    const config = join(dir, "schemathesis.toml");
+    writeFileSync(
+      config,
+      readFileSync(join(HERE, "schemathesis.toml"), "utf8").replace(
+        'hooks = "hooks.py"',
+        `hooks = ${JSON.stringify(join(HERE, "hooks.py"))}`,
+      ) + `\n[phases.stateful.generation]\nmax-examples = ${opts.scenarios ?? opts.maxExamples}\n`,
+    );
+    const args = [
+      "--config-file",
+      config,
+      "--no-color",
+      "run",
+      `${origin}/v3/openapi.json`,
+      "--seed",
+      String(opts.seed),
+      "--max-examples",
+      String(opts.maxExamples),
+      "--workers",
+      String(opts.workers ?? 2),
+      "--report",
+      "har",
+      "--report-dir",
+      dir,
+      ...(opts.phases ? ["--phases", opts.phases.join(",")] : []),
+    ];
+    const { code, output } = await new Promise<{ code: number; output: string }>((resolve, reject) => {
+      const st = spawn(SCHEMATHESIS_BIN, args, { cwd: HERE, stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      st.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+      st.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+      st.on("error", reject);
+      st.on("exit", (c) => resolve({ code: c ?? 1, output: out }));
+    });
+    const failures: Record<string, number> = {};
+    for (const m of output.matchAll(/❌ (ST\d+|[A-Z][\w ]+?) [^:\n]*: (\d+)/g))
+      failures[m[1]!] = Number(m[2]);
+    const har = readdirSync(dir).find((f) => f.startsWith("har"));
+    const entries = har
+      ? (
+          JSON.parse(readFileSync(join(dir, har), "utf8")) as {
+            log: { entries: { request: { method: string; url: string }; response: { status: number } }[] };
+          }
+        ).log.entries
+      : [];
+    const match = templateMatcher(Object.keys(doc.paths));
+    const reached = new Set<string>();
+    for (const e of entries) {
+      if (e.response.status < 200 || e.response.status > 299) continue;
+      const op = match(e.request.method, new URL(e.request.url).pathname);
+      if (op && operations.includes(op)) reached.add(op);
+    }
+    return {
+      exitCode: code,
+      cases: count(output, /(\d+) generated/),
+      failures,
+      filtered: count(output, /Filtered: (\d+)/),
+      links: {
+        covered: count(output, /API Links:\s+(\d+) covered/),
+        total: count(output, /API Links:\s+\d+ covered \/ \d+ selected \/ (\d+) total/),
+      },
+      operations,
+      reached: [...reached].sort(),
+      seconds: (Date.now() - started) / 1000,
+      output,
+    };
+  } finally {
+    await stopServe(child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
