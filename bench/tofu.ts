@@ -21,11 +21,11 @@
  *
  * The tofu is the project's (scripts/toolchain/tofu.ts): 1.12.6 when it is built, else the
  * version the toolchain pins (CWS_TOFU names another); the terraform is
- * scripts/toolchain/terraform.ts's (built when missing; CWS_TERRAFORM names another). The tables
- * say which.
+ * scripts/toolchain/terraform.ts's, TERRAFORM_VERSION (1.16.3; built when missing; CWS_TERRAFORM
+ * names another, --terraform another release the toolchain builds). The tables say which.
  *
- * Run: node bench/tofu.ts [--n 1,100,500] [--repeat 5] [--tools tofu,terraform] [--installed DIR]
- * [--compare DIR] (--installed: a project where the package is installed already, without it this
+ * Run: node bench/tofu.ts [--n 1,100,500] [--repeat 5] [--tools tofu,terraform] [--terraform 1.16.3]
+ * [--installed DIR] [--compare DIR] (--installed: a project where the package is installed already, without it this
  * checkout is packed and installed first; --compare: a project where another version of the
  * package is installed, measured in the same turns as another provider).
  */
@@ -36,7 +36,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { REPO_ROOT } from "../scripts/repo-root.ts";
 import { runProcess } from "../scripts/run.ts";
-import { ensureTerraform } from "../scripts/toolchain/terraform.ts";
+import { TERRAFORM_VERSION, ensureTerraform } from "../scripts/toolchain/terraform.ts";
 import { REGISTRY_HOSTS, TOFU_VERSION, tofuPath } from "../scripts/toolchain/tofu.ts";
 import { installPackage, userEnv } from "./built-package.ts";
 import { median } from "./median.ts";
@@ -73,7 +73,7 @@ async function tool(command: string): Promise<Tool> {
     path = process.env.CWS_TOFU ?? TOFU_VERSIONS.map((v) => tofuPath(v)).find((p) => existsSync(p));
     if (!path)
       throw new Error(`no tofu built (looked for ${TOFU_VERSIONS.join(", ")}): run npm run tofu:build`);
-  } else if (command === "terraform") path = await ensureTerraform();
+  } else if (command === "terraform") path = await ensureTerraform(arg("terraform", TERRAFORM_VERSION));
   else throw new Error(`unknown tool '${command}' (tofu, terraform)`);
   const out = await runProcess(path, ["version", "-json"], { env: userEnv() });
   const version = (JSON.parse(out.stdout.slice(out.stdout.indexOf("{"))) as { terraform_version: string })
