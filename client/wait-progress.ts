@@ -1,14 +1,25 @@
 /**
  * A workload wait's progress: with each poll of the state, the newest event (its reason and
  * message) and the replicas, said when any of them changed. Cost: one events request beside each
- * poll of the state, sent together so the wait is not slower, at the poll's own pace (from 100 ms,
- * backing off to one every 2 s) and behind the client's rate gate like the poll; it starts from
- * the last page it read, so a long history is not read again.
+ * poll of the state, sent together so the wait is not slower (a poll of a workload still on its
+ * way waits at most 100 ms more for it; one that ended does not wait), at the poll's own pace
+ * (from 100 ms, backing off to one every 2 s) and behind the client's rate gate like the poll; it
+ * starts from the last page it read, so a long history is not read again.
  */
 import type { WorkloadEvent, WorkloadState } from "../api/index.ts";
 import { readEvents, type DiagnosisSource } from "./diagnosis.ts";
 import { redact } from "./diagnosis-text.ts";
 import type { RequestOptions } from "./http.ts";
+
+/** How long a poll waits for the events read beside it once the state is read. */
+const EVENTS_GRACE_MS = 100;
+/** Statuses a wait for running ends on: their poll does not wait for the events. */
+const ENDED = ["running", "frozen", "error", "deleted"];
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
 
 export interface WaitProgress {
   status: string;
@@ -34,6 +45,7 @@ export class ProgressWatch {
   readonly #say: (p: WaitProgress) => void;
   #cursor: string | undefined;
   #newest: WorkloadEvent | undefined;
+  #pending: Promise<WorkloadEvent | undefined> | undefined;
   #last = "";
 
   constructor(
@@ -48,14 +60,33 @@ export class ProgressWatch {
     this.#say = say;
   }
 
-  /** Reads the state with `read` and the newest event beside it; says what changed. */
+  /**
+   * Reads the state with `read` and the newest event beside it; says what changed. The wait never
+   * waits on the events: a read that is slow (or retried after a 429) is used by a later poll, and
+   * no second one starts while it runs.
+   */
   async poll(read: () => Promise<WorkloadState>, opts: RequestOptions): Promise<WorkloadState> {
-    const events = readEvents(this.#src, this.#uid, opts, this.#cursor, (c) => (this.#cursor = c)).catch(
-      () => undefined,
-    );
-    const [state, list] = await Promise.all([read(), events]);
-    const newest = list?.at(-1) ?? this.#newest;
-    this.#newest = newest;
+    const { signal, timeoutMs, priority } = opts;
+    if (!this.#pending) {
+      const p = readEvents(
+        this.#src,
+        this.#uid,
+        { signal, timeoutMs, priority },
+        this.#cursor,
+        (c) => (this.#cursor = c),
+      )
+        .then((list) => list.at(-1))
+        .catch(() => undefined);
+      this.#pending = p;
+      void p.then((e) => {
+        if (e) this.#newest = e;
+        if (this.#pending === p) this.#pending = undefined;
+      });
+    }
+    const pending = this.#pending;
+    const state = await read();
+    if (!ENDED.includes(state.status)) await Promise.race([pending, sleep(EVENTS_GRACE_MS)]);
+    const newest = this.#newest;
     const clean = (t: string) => this.#src.scrub(redact(t, this.#secrets));
     const p: WaitProgress = {
       status: state.status,

@@ -75,7 +75,9 @@ describe("a workload that does not come up", () => {
     expect(e.message).toMatch(/ContainerFailed +container fails-up exited with code 7 \(exit code 7\)/);
     expect(e.message).toMatch(/fatal: bad config\n/);
     for (const s of [ENV_SECRET, REGISTRY_PW, DEMO_TOKEN]) expect(e.message).not.toContain(s);
-    expect(status.some((m) => /^provisioning 0\/1 ready: (Pulling|Pulled|Started)/.test(m))).toBe(true);
+    expect(status.some((m) => /^provisioning 0\/1 ready: (Deploy|Pulling|Pulled|Started): /.test(m))).toBe(
+      true,
+    );
   });
 });
 
