@@ -38,6 +38,7 @@ describe("the toolchain cache", () => {
     expect(pulumiRoot("3.1.2")).toBe("/cache/pulumi-v3.1.2");
     expect(tofuPath("1.2.3")).toBe("/cache/tofu-v1.2.3/bin/tofu");
     expect(terraformPath()).toBe(`/cache/terraform-v${TERRAFORM_VERSION}/bin/terraform`);
+    expect(terraformPath("1.13.3")).toBe("/cache/terraform-v1.13.3/bin/terraform");
     process.env.CWS_TOFU = "/usr/bin/terraform";
     expect(tofuPath()).toBe("/usr/bin/terraform");
     process.env.CWS_TERRAFORM = "/opt/terraform";
