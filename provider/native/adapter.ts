@@ -85,14 +85,14 @@ export class CwsPlugin {
     urn: string,
     timeoutSec: number,
     work: (ctx: Context) => Promise<T>,
-    secrets: string[] = [],
+    secrets?: string[],
   ): Promise<T> {
     const engine = this.#opts.log;
     const log = (message: string) => void engine.log(urn, message);
     return this.#session.run(
       log,
       timeoutSec > 0 ? timeoutSec * 1000 : undefined,
-      (ctx) => work({ ...ctx, secrets }),
+      (ctx) => work(secrets ? { ...ctx, secrets } : ctx),
       { status: (message) => void engine.log(urn, message, "info", true), notice: log },
     );
   }
@@ -208,8 +208,11 @@ export class CwsPlugin {
     const props = decodeState(urn, req.getProperties());
     const inputs = decodeState(urn, req.getInputs());
     const secrets = [...props.secrets, ...inputs.secrets, ...secretsOfUrn(urn)];
-    const r = await this.#withContext(urn, req.getTimeout(), (ctx) =>
-      moduleFor(urn).read(ctx, req.getId(), props.props),
+    const r = await this.#withContext(
+      urn,
+      req.getTimeout(),
+      (ctx) => moduleFor(urn).read(ctx, req.getId(), props.props),
+      [...props.secretValues, ...inputs.secretValues],
     );
     const res = new providerPb.ReadResponse();
     if (!r) return res; // gone: an empty id drops it from state
