@@ -24,24 +24,17 @@
  * package, installed in a project and as a checkout, measured in the same turns).
  */
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import http2 from "node:http2";
 import net from "node:net";
-import { tmpdir } from "node:os";
 import tls from "node:tls";
 import { join } from "node:path";
-import { inflateRawSync } from "node:zlib";
-import { packageVersion } from "../scripts/build.ts";
-import { cachedRelease } from "../scripts/release/cached.ts";
-import { hostPlatform } from "../scripts/release/platforms.ts";
-import { cwsArchiveName, providerExecutableName, pulumiArchiveName } from "../scripts/release/release.ts";
-import { zipName } from "../scripts/release/terraform-assets.ts";
 import { REPO_ROOT } from "../scripts/repo-root.ts";
-import { run } from "../scripts/run.ts";
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../provider/opentofu/serve.ts";
 import { pluginCertificate } from "../provider/opentofu/tls-cert.ts";
 import { installPackage, userEnv } from "./built-package.ts";
 import { median } from "./median.ts";
+import { releasedExecutables } from "./released.ts";
 import { ensureFloorProvider } from "./tofu-floor.ts";
 
 function arg(name: string): string | undefined {
@@ -75,6 +68,28 @@ interface Start {
 }
 
 /**
+ * A TLS connection that trusts exactly the certificate of the handshake line (`der`), as go-plugin
+ * does: the peer's certificate is compared byte for byte, not verified against a CA store, so
+ * what the store holds (NODE_EXTRA_CA_CERTS adds the system's bundle to it on some machines) has
+ * no say. Our client certificate goes with it (mutual TLS).
+ */
+function pinnedTls(socket: { path?: string; host?: string; port?: number }, der: Buffer): tls.TLSSocket {
+  const conn = tls.connect({
+    ...socket,
+    key: CLIENT_CERT.keyPem,
+    cert: CLIENT_CERT.certPem,
+    servername: "localhost",
+    ALPNProtocols: ["h2"],
+    rejectUnauthorized: false,
+  });
+  conn.once("secureConnect", () => {
+    if (!conn.getPeerCertificate().raw?.equals(der))
+      conn.destroy(new Error("the provider's certificate is not the one of its handshake line"));
+  });
+  return conn;
+}
+
+/**
  * The first call a client makes, with an empty request, over HTTP/2 as gRPC sends it: to the
  * address of a go-plugin handshake line (mutual TLS with the plugin's certificate from the line)
  * or to the engine's plugin's port (plaintext). Resolves when the answer has come.
@@ -89,25 +104,13 @@ function firstCall(line: string): Promise<void> {
   if (!goPlugin) session = http2.connect(`http://127.0.0.1:${fields[0]}`);
   else {
     const [, , network, address, , cert] = fields as [string, string, string, string, string, string?];
-    const der = cert
-      ? Buffer.from(cert, "base64")
-          .toString("base64")
-          .replace(/(.{64})/g, "$1\n")
-      : "";
-    const secure = {
-      ca: `-----BEGIN CERTIFICATE-----\n${der}\n-----END CERTIFICATE-----\n`,
-      key: CLIENT_CERT.keyPem,
-      cert: CLIENT_CERT.certPem,
-      servername: "localhost",
-      ALPNProtocols: ["h2"],
-    };
     const socket =
       network === "unix"
         ? { path: address }
         : { host: address.split(":")[0], port: Number(address.split(":")[1]) };
     session = http2.connect(`${cert ? "https" : "http"}://localhost`, {
       createConnection: () =>
-        cert ? tls.connect({ ...socket, ...secure }) : net.connect(socket as net.NetConnectOpts),
+        cert ? pinnedTls(socket, Buffer.from(cert, "base64")) : net.connect(socket as net.NetConnectOpts),
     });
   }
   return new Promise((resolve, reject) => {
@@ -182,42 +185,6 @@ function startOnce(t: Target): Promise<Start> {
   });
 }
 
-/** The one file of a zip the release wrote (deflated, no data descriptor: scripts/release/archive.ts). */
-function unzipOne(zip: Buffer): Buffer {
-  const size = zip.readUInt32LE(18);
-  const start = 30 + zip.readUInt16LE(26) + zip.readUInt16LE(28);
-  return inflateRawSync(zip.subarray(start, start + size));
-}
-
-/**
- * The executables of this platform's release, as users unpack them: `pulumi-resource-cws` from the
- * Pulumi tar.gz and `terraform-provider-cws_v<version>` from the zip, in a temporary folder; and
- * each archive of the release with its size.
- */
-async function releasedExecutables(): Promise<{
-  plugin: string;
-  provider: string;
-  sizes: [string, number][];
-}> {
-  const host = hostPlatform();
-  if (!host) throw new Error(`no release platform for ${process.platform}-${process.arch}`);
-  const release =
-    arg("release") ?? (await cachedRelease([host], (line) => console.error(`[release] ${line}`)));
-  const version = packageVersion();
-  const dir = mkdtempSync(join(tmpdir(), "cws-bench-release-"));
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-  await run("tar", ["-xzf", join(release, pulumiArchiveName(version, host)), "-C", dir]);
-  const provider = join(dir, providerExecutableName(version, host));
-  writeFileSync(provider, unzipOne(readFileSync(join(release, zipName(version, host.os, host.arch)))));
-  chmodSync(provider, 0o755);
-  const sizes = [
-    pulumiArchiveName(version, host),
-    zipName(version, host.os, host.arch),
-    cwsArchiveName(version, host),
-  ].map((f): [string, number] => [f, statSync(join(release, f)).size]);
-  return { plugin: join(dir, "pulumi-resource-cws"), provider, sizes };
-}
-
 function targets(project: string, floor: string, released: { plugin: string; provider: string }): Target[] {
   const installed = join(project, "node_modules", ".bin");
   const noCache = { NODE_DISABLE_COMPILE_CACHE: "1" };
@@ -248,7 +215,7 @@ function targets(project: string, floor: string, released: { plugin: string; pro
 
 const floor = await ensureFloorProvider();
 const project = arg("installed") ?? (await installPackage());
-const released = await releasedExecutables();
+const released = await releasedExecutables(arg("release"));
 const list = targets(project, floor, released);
 for (const t of list) await startOnce(t); // fills the compile cache
 const runs = new Map<string, Start[]>(list.map((t) => [t.name, []]));

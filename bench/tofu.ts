@@ -1,7 +1,8 @@
 /**
  * `tofu plan` and `terraform plan` at scale, ours beside the floor, in the same run: N
  * `cws_volume` objects of `terraform-provider-cws` as installed (`npm pack`, the tarball installed
- * into an empty project) against the reference server (bench/provider-server.ts, its own
+ * into an empty project) and as released (the executable of this platform's zip) against the
+ * reference server (bench/provider-server.ts, its own
  * process), and N objects of each resource of the floor, the smallest provider written the usual
  * way (bench/tofu-floor: Go, terraform-plugin-framework, every call answered at once from what the
  * tool sends): `floor_item` (two attributes, the least a resource can be) and `floor_volume`
@@ -17,7 +18,9 @@
  * started, from /usr/bin/time: less moved by other work on the machine), of the CPU time of the
  * provider processes alone (each start run under /usr/bin/time by its mirror script), the
  * provider starts per command, and the part per further object (the slope from the smallest N to
- * each larger one). Last, our per-object cost beside `floor_volume`'s, per tool and command.
+ * each larger one). Then what one command at the smallest N spends in provider starts, the release
+ * executable (this platform's, scripts/release/cached.ts) and the installed package beside the
+ * floor; last, our per-object cost beside `floor_volume`'s, per tool and command.
  *
  * The tofu is the project's (scripts/toolchain/tofu.ts): 1.12.6 when it is built, else the
  * version the toolchain pins (CWS_TOFU names another); the terraform is
@@ -40,6 +43,7 @@ import { TERRAFORM_VERSION, ensureTerraform } from "../scripts/toolchain/terrafo
 import { REGISTRY_HOSTS, TOFU_VERSION, tofuPath } from "../scripts/toolchain/tofu.ts";
 import { installPackage, userEnv } from "./built-package.ts";
 import { median } from "./median.ts";
+import { releasedExecutables } from "./released.ts";
 import { ensureFloorProvider } from "./tofu-floor.ts";
 
 function arg(name: string, fallback: string): string {
@@ -97,11 +101,13 @@ const volumes = (label: string, source: string): Provider => ({
 });
 
 const COMPARE = process.argv.includes("--compare") ? arg("compare", "") : undefined;
+const RELEASED = "terraform-provider-cws, released executable";
 const FLOOR_ITEM = "floor item (Go, two attributes)";
 const FLOOR_VOLUME = "floor volume (Go, cws_volume's schema)";
 const PROVIDERS: Provider[] = [
   volumes("terraform-provider-cws", "cws/cws"),
   ...(COMPARE ? [volumes(`terraform-provider-cws of ${COMPARE}`, "compare/cws")] : []),
+  volumes(RELEASED, "release/cws"),
   {
     label: FLOOR_ITEM,
     source: "cws/floor",
@@ -181,6 +187,31 @@ interface Run {
   provider: Provider;
 }
 
+/**
+ * What one command at the smallest N spends in provider starts: the provider processes' CPU time
+ * (at N = 1 almost all of it is starting: the handshake, the schema, one read or plan), for the
+ * released executable and the installed package beside the Go floor.
+ */
+function startsTable(
+  runs: Run[],
+  providerCpus: Record<Op, Record<number, number[]>>[],
+  startsOf: Record<Op, number>[],
+) {
+  const n = NS[0]!;
+  console.log(`\nProvider starts of one command at N = ${n}: CPU time of the provider processes (median)\n`);
+  console.log("| command | provider | starts | provider CPU | per start |");
+  console.log("|---|---|---:|---:|---:|");
+  for (const op of Object.keys(OPS) as Op[])
+    for (const [i, run] of runs.entries()) {
+      if (![RELEASED, PROVIDERS[0]!.label, FLOOR_ITEM].includes(run.provider.label)) continue;
+      const cpu = median(providerCpus[i]![op][n]!);
+      const starts = startsOf[i]![op];
+      console.log(
+        `| ${run.tool.command} ${op} | ${run.provider.label} | ${starts} | ${cpu.toFixed(2)} s | ${((cpu / starts) * 1000).toFixed(0)} ms |`,
+      );
+    }
+}
+
 async function main(): Promise<void> {
   const tools: Tool[] = [];
   for (const command of TOOLS) tools.push(await tool(command));
@@ -193,10 +224,15 @@ async function main(): Promise<void> {
   writeMirror(join(root, "mirror"), starts, providerCpuFile, {
     "cws/cws": join(installed, "node_modules", ".bin", "terraform-provider-cws"),
     "cws/floor": floor,
+    "release/cws": (await releasedExecutables()).provider,
     "compare/cws": COMPARE ? join(COMPARE, "node_modules", ".bin", "terraform-provider-cws") : "",
   });
   const rc = join(root, "cli.rc");
-  const patterns = REGISTRY_HOSTS.flatMap((h) => [`"${h}/cws/*"`, `"${h}/compare/*"`]).join(", ");
+  const patterns = REGISTRY_HOSTS.flatMap((h) => [
+    `"${h}/cws/*"`,
+    `"${h}/compare/*"`,
+    `"${h}/release/*"`,
+  ]).join(", ");
   writeFileSync(
     rc,
     `provider_installation {\n  filesystem_mirror {\n    path    = "${join(root, "mirror")}"\n    include = [${patterns}]\n  }\n  direct {\n    exclude = [${patterns}]\n  }\n}\n`,
@@ -327,6 +363,7 @@ async function main(): Promise<void> {
     table(`The same commands: CPU time of the tool and the providers it started (${how})`, cpus);
     table(`The same commands: CPU time of the provider processes alone (${how})`, providerCpus);
   }
+  if (TIME) startsTable(runs, providerCpus, startsOf);
   perObject("Ours against the floor's volume (cws_volume's schema): wall time", times);
   if (TIME) {
     perObject("The same: CPU time of the tool and the providers", cpus);
