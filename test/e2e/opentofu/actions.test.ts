@@ -9,7 +9,8 @@
  *   failing the apply with the code and the last lines of output, a wrong target refused at plan,
  *   `before_destroy`;
  * - the other wrong targets refused at plan naming the rule (an exec on a VM, a stopped
- *   workload), and a RENTAL workload's exec output from `after_create`;
+ *   workload), a RENTAL workload's exec output from `after_create`, and `after_destroy`;
+ * - the examples of the actions' reference pages, validated;
  * - OpenTofu 1.12.6 and 1.10.6, which have no actions, ignore the schema's new parts (actions,
  *   list resources) and plan, apply and destroy as before.
  */
@@ -162,7 +163,7 @@ describe(`wrong targets refused at plan, and a RENTAL exec from after_create, un
   const server = useTestServer();
 
   it(
-    "refuses an exec on a VM and on a stopped workload naming the rule, and prints a RENTAL command's output",
+    "refuses an exec on a VM and on a stopped workload naming the rule; a RENTAL command's output from after_create, and after_destroy",
     async () => {
       requireTool(TERRAFORM);
       const p = tofuProject(
@@ -219,6 +220,25 @@ action "cws_workload_exec" "on_idle" {
     command     = ["uptime"]
   }
 }
+
+resource "cws_sandbox" "temp" {
+  name     = "rule-temp"
+  template = "tpl-ubuntu-headless"
+
+  lifecycle {
+    action_trigger {
+      events  = [after_destroy]
+      actions = [action.cws_workload_exec.gone]
+    }
+  }
+}
+
+action "cws_workload_exec" "gone" {
+  config {
+    workload_id = cws_workload.web.id
+    command     = ["echo", "rule-temp is gone"]
+  }
+}
 `,
         },
         {},
@@ -240,6 +260,14 @@ action "cws_workload_exec" "on_idle" {
           /workload rule-idle \(\S+\) is suspended, not running: cws_workload_exec acts only on a running workload/,
         );
         expect(words(expectExit(await p.run("plan", "-detailed-exitcode"), 0))).toMatch(/No changes\./);
+        // after_destroy: once the sandbox is gone, a command in the workload that stays.
+        const gone = words(
+          expectExit(await p.run("destroy", "-auto-approve", "-target=cws_sandbox.temp"), 0),
+        );
+        expect(gone).toMatch(
+          /Action action\.cws_workload_exec\.gone \(triggered by cws_sandbox\.temp\): rule-temp is gone/,
+        );
+        expect((await liveResources(server)).workloads.map((w) => w.name)).not.toContain("rule-temp");
         expectExit(await p.run("destroy", "-auto-approve"), 0);
       } finally {
         p.cleanup();
