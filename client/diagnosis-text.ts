@@ -68,6 +68,23 @@ export function redact(text: string, secrets: Iterable<string>): string {
   return out;
 }
 
+/** The longest a line of the diagnosis keeps of an event's message or a log line. */
+export const DIAGNOSIS_LINE_MAX = 500;
+
+/* eslint-disable no-control-regex -- the control characters are what it removes */
+/**
+ * A text of the service as one printable line: terminal escape sequences and control characters
+ * dropped (a log line may colour itself), at most DIAGNOSIS_LINE_MAX characters. Run after
+ * `redact`, so that a secret is never cut in two before it is found.
+ */
+export function printable(text: string): string {
+  const plain = text
+    .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "")
+    .replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, " ");
+  return plain.length > DIAGNOSIS_LINE_MAX ? `${plain.slice(0, DIAGNOSIS_LINE_MAX - 1)}…` : plain;
+}
+/* eslint-enable no-control-regex */
+
 const INDENT = "  ";
 
 /**

@@ -11,6 +11,7 @@ import {
   DIAGNOSIS_BUDGET_MS,
   DIAGNOSIS_EVENTS,
   DIAGNOSIS_LOG_LINES,
+  printable,
   redact,
   type DiagnosisEvent,
   type WaitDiagnosis,
@@ -92,7 +93,7 @@ export async function diagnose(
 ): Promise<WaitDiagnosis> {
   const budget = o.budgetMs ?? DIAGNOSIS_BUDGET_MS;
   const secrets = [...(o.secrets ?? [])];
-  const clean = (t: string) => src.scrub(redact(t, secrets));
+  const clean = (t: string) => printable(src.scrub(redact(t, secrets)));
   const timeout = AbortSignal.timeout(budget);
   const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
   const req: RequestOptions = { signal, timeoutMs: budget };

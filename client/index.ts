@@ -66,9 +66,11 @@ export {
 export {
   DIAGNOSIS_BUDGET_MS,
   DIAGNOSIS_EVENTS,
+  DIAGNOSIS_LINE_MAX,
   DIAGNOSIS_LOG_LINES,
   REDACTED,
   formatDiagnosis,
+  printable,
   redact,
   type DiagnosisEvent,
   type WaitDiagnosis,

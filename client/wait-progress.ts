@@ -8,7 +8,7 @@
  */
 import type { WorkloadEvent, WorkloadState } from "../api/index.ts";
 import { readEvents, type DiagnosisSource } from "./diagnosis.ts";
-import { redact } from "./diagnosis-text.ts";
+import { printable, redact } from "./diagnosis-text.ts";
 import type { RequestOptions } from "./http.ts";
 
 /** How long a poll waits for the events read beside it once the state is read. */
@@ -87,7 +87,7 @@ export class ProgressWatch {
     const state = await read();
     if (!ENDED.includes(state.status)) await Promise.race([pending, sleep(EVENTS_GRACE_MS)]);
     const newest = this.#newest;
-    const clean = (t: string) => this.#src.scrub(redact(t, this.#secrets));
+    const clean = (t: string) => printable(this.#src.scrub(redact(t, this.#secrets)));
     const p: WaitProgress = {
       status: state.status,
       message: clean(state.message),

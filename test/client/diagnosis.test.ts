@@ -6,7 +6,9 @@ import type { WorkloadCreate } from "../../api/index.ts";
 import {
   CwsWaitTimeoutError,
   CwsWorkloadFailedError,
+  DIAGNOSIS_LINE_MAX,
   formatDiagnosis,
+  printable,
   redact,
   type WaitProgress,
 } from "../../client/index.ts";
@@ -46,6 +48,15 @@ describe("redact", () => {
     ).toBe("pw=[secret]=[secret] json=[secret] long");
     expect(redact("id=7 x7y ab-7 7", ["7"])).toBe("id=[secret] x7y ab-7 [secret]");
     expect(redact("nothing", [""])).toBe("nothing");
+  });
+});
+
+describe("printable", () => {
+  it("drops colours and control characters and cuts a long line", () => {
+    expect(printable("\u001b[31mERROR\u001b[0m\tbad\rline\u0007")).toBe("ERROR\tbad line ");
+    const long = printable("x".repeat(2_000));
+    expect(long).toHaveLength(DIAGNOSIS_LINE_MAX);
+    expect(long.endsWith("…")).toBe(true);
   });
 });
 
