@@ -18,7 +18,7 @@ import type {
   WorkloadStatus,
 } from "../api/index.ts";
 import { diagnose, type DiagnosisSource } from "./diagnosis.ts";
-import { redact } from "./diagnosis-text.ts";
+import { printable, redact } from "./diagnosis-text.ts";
 import { CwsWaitError, CwsWorkloadFailedError } from "./errors.ts";
 import type { RequestOptions, Transport } from "./http.ts";
 import { TrackedResourceClient, type EventsQuery } from "./resource-client.ts";
@@ -191,7 +191,7 @@ export class Workloads extends TrackedResourceClient<
           uid,
           target: targets,
           lastStatus: s.status,
-          serviceMessage: src.scrub(redact(s.message, secrets)),
+          serviceMessage: printable(src.scrub(redact(s.message, secrets))),
         });
     };
     const watch = opts.onProgress && new ProgressWatch(src, uid, secrets, opts.onProgress);
