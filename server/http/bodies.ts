@@ -55,7 +55,14 @@ export class RequestBodies {
       else if (!req.complete) socket.destroy();
     });
     if (req.complete) return;
-    this.watched.add({ req, res, socket, bytes: socket.bytesRead, since: Date.now() });
+    const w: Watched = { req, res, socket, bytes: socket.bytesRead, since: Date.now() };
+    this.watched.add(w);
+    // Out of the set as soon as the body has arrived (or the request is gone): held until the next
+    // check, every request with a body would outlive young-generation collections, and the old
+    // generation would grow with them under load.
+    const done = () => this.watched.delete(w);
+    req.once("end", done);
+    req.once("close", done);
     this.timer ??= setInterval(() => this.check(), Math.min(TIMEOUT_CHECK_MS, this.idleMs)).unref();
   }
 
