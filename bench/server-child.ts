@@ -13,7 +13,8 @@ const mode = process.argv[2];
 process.on("message", (m: unknown) => {
   if (m === "rss") {
     (globalThis as { gc?: () => void }).gc?.();
-    process.send!({ rss: process.memoryUsage().rss });
+    const m = process.memoryUsage();
+    process.send!({ rss: m.rss, heapUsed: m.heapUsed });
   } else if (m === "exit") process.exit(0);
 });
 

@@ -31,7 +31,8 @@ const BODY = JSON.stringify({
 interface Child {
   proc: ChildProcess;
   origin: string;
-  rss(): Promise<number>;
+  /** Resident memory and live heap (after a full collection), bytes. */
+  rss(): Promise<{ rss: number; heapUsed: number }>;
   stop(): Promise<void>;
 }
 
@@ -49,7 +50,7 @@ async function spawnServer(args: string[]): Promise<Child> {
     origin: `http://127.0.0.1:${port}`,
     rss: () =>
       new Promise((resolve) => {
-        proc.once("message", (m) => resolve((m as { rss: number }).rss));
+        proc.once("message", (m) => resolve(m as { rss: number; heapUsed: number }));
         proc.send("rss");
       }),
     stop: () =>
@@ -184,7 +185,10 @@ async function main(): Promise<void> {
     );
   }
   console.log(
-    `\nResident memory (rss): ${mib(before)} at start, ${mib(after)} after creating 10,000 workloads (+${mib(after - before)})`,
+    `\nResident memory (rss): ${mib(before.rss)} at start, ${mib(after.rss)} after creating 10,000 workloads (+${mib(after.rss - before.rss)})`,
+  );
+  console.log(
+    `Per 10,000 workloads: rss +${mib(after.rss - before.rss)}, live heap +${mib(after.heapUsed - before.heapUsed)} (${mib(before.heapUsed)} → ${mib(after.heapUsed)}, after a full collection)`,
   );
   console.log(`Total bench time: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
