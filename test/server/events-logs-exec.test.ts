@@ -25,8 +25,8 @@ describe("events, logs, exec, verify, images, region", () => {
     expect(p2.body.next_cursor).toBeNull();
     expectError(
       await call(s, "GET", `/orgs/demo/workloads/${w.uid}/events?cursor=999999`),
-      400,
-      "INVALID_QUERY",
+      404,
+      "CURSOR_NOT_FOUND",
     );
     expectError(await call(s, "GET", `/orgs/demo/workloads/${w.uid}/events?limit=-1`), 400, "INVALID_QUERY");
   });
