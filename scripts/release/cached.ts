@@ -3,9 +3,9 @@
  * cached outside the clone (`~/.cache/pulumi-cws/releases/<version>-<platforms>-<key>/`): what the
  * tests install from (linux-amd64 only: the suite builds what it runs) and what the start bench
  * measures. The key hashes everything the archives are made of: the bundle (every source file and
- * dependency it takes in, every file it carries), the Node version, the release scripts and
- * postject. The bundle is made every time (a few seconds); the executables and archives only when
- * the key is new. Processes asking at once wait for the one that builds (a lock folder), and a
+ * dependency it takes in, every file it carries), the Node version, the release scripts (the
+ * versions of the tools they fetch among them) and postject. The bundle is made every time (a few
+ * seconds); the executables and archives only when the key is new. Processes asking at once wait for the one that builds (a lock folder), and a
  * new build removes the older ones of the same platforms.
  */
 import { createHash } from "node:crypto";
@@ -25,7 +25,7 @@ import { REPO_ROOT } from "../repo-root.ts";
 import { toolchainCache } from "../toolchain/go-build.ts";
 import type { Log } from "../toolchain/log.ts";
 import { bundleExecutable } from "./bundle.ts";
-import { platformName, projectNodeVersion, type Platform } from "./platforms.ts";
+import { platformName, RELEASE_NODE_VERSION, type Platform } from "./platforms.ts";
 import { buildRelease } from "./release.ts";
 
 const RELEASE_SCRIPTS = join(REPO_ROOT, "scripts", "release");
@@ -70,7 +70,7 @@ export async function cachedRelease(platforms: readonly Platform[], log: Log): P
     .sort()
     .flatMap((k) => [k, bundle.assets[k]!]);
   const names = platforms.map(platformName).join(",");
-  const k = key([bundle.code, ...assets, projectNodeVersion(), names, ...scripts, postject]);
+  const k = key([bundle.code, ...assets, RELEASE_NODE_VERSION, names, ...scripts, postject]);
   const root = join(toolchainCache(), "releases");
   const prefix = `${packageVersion()}-${names}-`;
   const dir = join(root, `${prefix}${k}`);

@@ -99,3 +99,44 @@ export function withoutPeSignature(file: Buffer): Buffer {
   out.writeUInt32LE(0, optional + 64); // the checksum, which covered the table
   return offset + size >= out.length ? out.subarray(0, offset) : out;
 }
+
+/**
+ * The contents of section `section` of segment `segment` in a 64-bit Mach-O file (where postject
+ * put a blob: segment NODE_SEA, section __NODE_SEA_BLOB), or undefined when it has none.
+ */
+export function machOSection(file: Buffer, segment: string, section: string): Buffer | undefined {
+  if (file.length < 32 || file.readUInt32LE(0) !== 0xfeedfacf) return undefined;
+  const name = (at: number) => file.toString("latin1", at, at + 16).replace(/\0+$/, "");
+  const ncmds = file.readUInt32LE(16);
+  let at = 32;
+  for (let i = 0; i < ncmds; i++) {
+    const cmd = file.readUInt32LE(at);
+    if (cmd === LC_SEGMENT_64 && name(at + 8) === segment) {
+      const nsects = file.readUInt32LE(at + 64);
+      for (let s = 0; s < nsects; s++) {
+        const sect = at + 72 + s * 80; // section_64: sectname, segname, addr, size, offset, ...
+        if (name(sect) !== section) continue;
+        const size = Number(file.readBigUInt64LE(sect + 40));
+        const offset = file.readUInt32LE(sect + 48);
+        return file.subarray(offset, offset + size);
+      }
+    }
+    at += file.readUInt32LE(at + 4);
+  }
+  return undefined;
+}
+
+/** The Mach-O code signature's bytes (the LC_CODE_SIGNATURE data), or undefined when unsigned. */
+export function machOSignature(file: Buffer): Buffer | undefined {
+  if (file.length < 32 || file.readUInt32LE(0) !== 0xfeedfacf) return undefined;
+  const ncmds = file.readUInt32LE(16);
+  let at = 32;
+  for (let i = 0; i < ncmds; i++) {
+    if (file.readUInt32LE(at) === LC_CODE_SIGNATURE) {
+      const dataoff = file.readUInt32LE(at + 8);
+      return file.subarray(dataoff, dataoff + file.readUInt32LE(at + 12));
+    }
+    at += file.readUInt32LE(at + 4);
+  }
+  return undefined;
+}

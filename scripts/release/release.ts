@@ -5,8 +5,9 @@
  * (`cws_<V>_<os>_<arch>.tar.gz`), all three holding the one executable of that platform
  * (sea.ts) under their own name; the registries' `..._SHA256SUMS` (+ `.sig`) and
  * `..._manifest.json`; `network-mirror/` and `filesystem-mirror/` (terraform-assets.ts); the
- * schema the executables serve; `SHA256SUMS` of all of these; and, unless left out, the SDK
- * packages (`sdks/`: scripts/pack-sdks.ts).
+ * schema the executables serve; unless left out, the SDK packages (`sdks/`: scripts/pack-sdks.ts,
+ * then reproducible.ts); and `SHA256SUMS` of all of these. The same sources give the same bytes
+ * in every file, the `.sig` and the SDK packages included.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,7 +17,8 @@ import type { Log } from "../toolchain/log.ts";
 import { deflated, sha256, tarGz, zip } from "./archive.ts";
 import { bundleExecutable, type ExecutableBundle } from "./bundle.ts";
 import { exeSuffix, platformName, type Platform } from "./platforms.ts";
-import { buildExecutable } from "./sea.ts";
+import { filesUnder, normalizeSdkPackages, sourceDateEpoch } from "./reproducible.ts";
+import { buildExecutable, writeBlob } from "./sea.ts";
 import { smokeTest } from "./smoke.ts";
 import {
   h1Hash,
@@ -53,7 +55,10 @@ export const cwsArchiveName = (version: string, p: Platform) => `cws_${version}_
 export const providerExecutableName = (version: string, p: Platform) =>
   `terraform-provider-cws_v${version}${exeSuffix(p)}`;
 
-/** The top-level file that lists the SHA-256 of every other file (the mirrors and SDKs aside). */
+/**
+ * The top-level file that lists the SHA-256 of every other file at the top and of every SDK package
+ * (`sdks/...`); the mirrors hold the zips again.
+ */
 export const ALL_SUMS = "SHA256SUMS";
 
 /** Writes the release into `options.out`. */
@@ -64,7 +69,10 @@ export async function buildRelease(options: ReleaseOptions): Promise<void> {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   // First: `npm pack` rebuilds dist/ (where the release may be).
-  if (options.sdks) await packSdks(join(out, "sdks"), log, { pluginDownloadUrl: options.pluginDownloadUrl });
+  if (options.sdks) {
+    await packSdks(join(out, "sdks"), log, { pluginDownloadUrl: options.pluginDownloadUrl });
+    await normalizeSdkPackages(join(out, "sdks"));
+  }
   mkdirSync(out, { recursive: true });
 
   const schema = schemaText(options.pluginDownloadUrl);
@@ -77,9 +85,10 @@ export async function buildRelease(options: ReleaseOptions): Promise<void> {
     `bundled: a ${bundle.code.length} byte main script; ${(codeBytes / 1e6).toFixed(1)} MB of code and ${Object.keys(bundle.assets).length - 1} files in all as its assets`,
   );
 
+  const blob = await writeBlob(bundle, log);
   const zips: ProviderZip[] = [];
   for (const p of options.platforms) {
-    const exe = await buildExecutable(p, bundle, log);
+    const exe = await buildExecutable(p, blob, log);
     const ran = await smokeTest(p, exe);
     log(`${platformName(p)}: ${ran ? `ran ${ran}` : "checked by its header (it cannot run here)"}`);
     const suffix = exeSuffix(p);
@@ -110,15 +119,16 @@ export async function buildRelease(options: ReleaseOptions): Promise<void> {
     ]),
   );
   if (options.gpgKey) {
-    await signFile(tfSums, options.gpgKey);
+    await signFile(tfSums, options.gpgKey, await sourceDateEpoch());
     log(`signed ${sumsName(version)} with ${options.gpgKey}`);
   }
   writeNetworkMirror(join(out, "network-mirror"), out, version, zips);
   writeFilesystemMirror(join(out, "filesystem-mirror"), out, zips);
 
-  const listed = readdirSync(out)
-    .filter((f) => statSync(join(out, f)).isFile() && f !== ALL_SUMS && !f.endsWith(".sig"))
-    .map((f) => ({ name: f, sha256: sha256(readFileSync(join(out, f))) }));
+  const listed = [
+    ...readdirSync(out).filter((f) => statSync(join(out, f)).isFile() && f !== ALL_SUMS),
+    ...(options.sdks ? filesUnder(join(out, "sdks")).map((f) => `sdks/${f}`) : []),
+  ].map((f) => ({ name: f, sha256: sha256(readFileSync(join(out, f))) }));
   writeFileSync(join(out, ALL_SUMS), sums(listed));
   log(`release ${version} in ${out} (${Math.round((Date.now() - started) / 1000)}s)`);
 }

@@ -1,18 +1,23 @@
 /**
  * A platform's release executable: a Node single executable application. The bundle
  * (bundle.ts: one CommonJS script and the files its code reads, as assets) becomes a blob
- * (`node --experimental-sea-config`, by the Node version the executable is made of), which postject
- * (npm, 1.0.0-alpha.6) puts into a copy of that platform's Node binary (platforms.ts).
+ * (`node --experimental-sea-config`, by this machine's build of the Node version every executable
+ * is made of: platforms.ts), which postject (npm, 1.0.0-alpha.6) puts into a copy of each
+ * platform's Node binary. One blob serves every platform.
  *
  * Before that, the binary is made smaller or injectable: linux binaries lose their symbols and
- * debug information (`llvm-strip`: 18 to 23 MB of 127 MB, never used at run time), macOS and
+ * debug information (`llvm-strip`: about a sixth of the file, never used at run time), macOS and
  * Windows binaries their code signature (which the injection would break: executable-format.ts).
+ * After it, the macOS executables are signed again, ad hoc (`rcodesign`: tools.ts): macOS runs no
+ * unsigned arm64 program. The signature is then verified (`rcodesign verify`) and the blob read
+ * back from its section, byte for byte.
  *
- * The blob holds no V8 code cache or snapshot (`useCodeCache`, `useSnapshot`: both made by the Node
- * that writes the blob, good only on the same machine type): every platform's blob is made alike,
- * and the main script is small anyway; the roles' code gets Node's compile cache at run time
- * (cli/executable.ts).
+ * The blob holds no V8 code cache or startup snapshot (`useCodeCache`, `useSnapshot`): both are
+ * made by the Node that writes the blob and good only on its own machine type, so a snapshot could
+ * be made here for linux-amd64 alone, never for macOS; the roles' code gets Node's compile cache at
+ * run time instead (cli/executable.ts). docs/releasing.md has the start's figures.
  */
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -23,20 +28,20 @@ import type { ExecutableBundle } from "./bundle.ts";
 import {
   executableFormat,
   hasSeaBlob,
+  machOSection,
   SEA_FUSE,
   withoutMachOSignature,
   withoutPeSignature,
 } from "./executable-format.ts";
-import {
-  hostPlatform,
-  nodeBinary,
-  platformName,
-  projectNodeVersion,
-  servedNodeVersion,
-  type Platform,
-} from "./platforms.ts";
+import { hostPlatform, nodeBinary, platformName, RELEASE_NODE_VERSION, type Platform } from "./platforms.ts";
+import { rcodesign } from "./tools.ts";
 
 const FORMAT: Record<string, string> = { linux: "ELF", darwin: "Mach-O", windows: "PE" };
+/** Where postject puts the blob in a Mach-O file. */
+export const MACHO_SEA_SEGMENT = "NODE_SEA";
+export const MACHO_SEA_SECTION = "__NODE_SEA_BLOB";
+/** The identifier of the macOS executables' signature (the same file serves every name). */
+export const SIGNING_IDENTIFIER = "cws";
 
 interface Postject {
   inject(
@@ -59,29 +64,11 @@ async function strip(input: string, output: string): Promise<boolean> {
   return existsSync(output);
 }
 
-/**
- * The executable of `platform`: its Node binary with the bundle's blob in. `nodeVersion`: the Node
- * to build with (the project's when left out).
- */
-export async function buildExecutable(
-  platform: Platform,
-  bundle: ExecutableBundle,
-  log: Log,
-  nodeVersion = projectNodeVersion(),
-): Promise<Buffer> {
+/** The blob of `bundle`, written by this machine's build of RELEASE_NODE_VERSION. */
+export async function writeBlob(bundle: ExecutableBundle, log: Log): Promise<Buffer> {
   const host = hostPlatform();
-  const isHost = host !== undefined && platformName(host) === platformName(platform);
-  const version = isHost ? nodeVersion : await servedNodeVersion(platform.nodePackage, nodeVersion, log);
-  const target = await nodeBinary(platform.nodePackage, version, log);
-  // The blob is written by the same Node version as the binary it goes into, run here.
-  const blobNode =
-    `v${version}` === process.version
-      ? process.execPath
-      : host
-        ? await nodeBinary(host.nodePackage, version, log)
-        : undefined;
-  if (!blobNode) throw new Error(`no Node ${version} to run on this machine to write the blob`);
-
+  if (!host) throw new Error(`no Node ${RELEASE_NODE_VERSION} build for ${process.platform}-${process.arch}`);
+  const blobNode = await nodeBinary(host.node, log);
   const scratch = mkdtempSync(join(tmpdir(), "cws-sea-"));
   try {
     writeFileSync(join(scratch, "main.cjs"), bundle.code);
@@ -104,8 +91,27 @@ export async function buildExecutable(
     };
     writeFileSync(join(scratch, "sea-config.json"), JSON.stringify(config));
     await run(blobNode, ["--experimental-sea-config", join(scratch, "sea-config.json")], { cwd: scratch });
-    const blob = readFileSync(join(scratch, "blob"));
+    return readFileSync(join(scratch, "blob"));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
 
+/** A digest to compare blobs by in messages. */
+const digest = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+
+/** Signs the Mach-O file `exe` ad hoc in place and verifies the signature. */
+async function signAdHoc(exe: string, log: Log): Promise<void> {
+  const tool = await rcodesign(log);
+  await runProcess(tool, ["sign", "--binary-identifier", SIGNING_IDENTIFIER, exe]);
+  await runProcess(tool, ["verify", exe]);
+}
+
+/** The executable of `platform`: its Node binary with `blob` in (macOS: signed ad hoc). */
+export async function buildExecutable(platform: Platform, blob: Buffer, log: Log): Promise<Buffer> {
+  const target = await nodeBinary(platform.node, log);
+  const scratch = mkdtempSync(join(tmpdir(), "cws-sea-"));
+  try {
     const exe = join(scratch, "executable");
     if (platform.os === "linux" && (await strip(target, exe))) {
       // stripped into place
@@ -120,15 +126,26 @@ export async function buildExecutable(
     const postject = createRequire(import.meta.url)("postject") as Postject;
     await postject.inject(exe, "NODE_SEA_BLOB", blob, {
       sentinelFuse: SEA_FUSE,
-      ...(platform.os === "darwin" ? { machoSegmentName: "NODE_SEA" } : {}),
+      ...(platform.os === "darwin" ? { machoSegmentName: MACHO_SEA_SEGMENT } : {}),
     });
+    if (platform.os === "darwin") await signAdHoc(exe, log);
     const out = readFileSync(exe);
     const format = executableFormat(out);
     if (format?.format !== FORMAT[platform.os] || format.arch !== platform.arch || !hasSeaBlob(out))
       throw new Error(
         `the ${platformName(platform)} executable is ${format ? `${format.format} ${format.arch}` : "of no known format"}${hasSeaBlob(out) ? "" : ", without its blob"}`,
       );
-    log(`${platformName(platform)}: Node ${version}, ${(out.length / 1e6).toFixed(1)} MB`);
+    if (platform.os === "darwin") {
+      const inside = machOSection(out, MACHO_SEA_SEGMENT, MACHO_SEA_SECTION);
+      if (!inside?.equals(blob))
+        throw new Error(
+          `the ${platformName(platform)} executable's blob is not the one written (${inside ? `${inside.length} bytes, ${digest(inside)}` : "none"}; written: ${blob.length} bytes, ${digest(blob)})`,
+        );
+    }
+    const signed = platform.os === "darwin" ? ", signed ad hoc" : "";
+    log(
+      `${platformName(platform)}: Node ${RELEASE_NODE_VERSION}${signed}, ${(out.length / 1e6).toFixed(1)} MB`,
+    );
     return out;
   } finally {
     rmSync(scratch, { recursive: true, force: true });

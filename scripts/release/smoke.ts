@@ -3,8 +3,8 @@
  * and linux-arm64 under qemu-user (Debian's `qemu-user`, with the arm64 C and C++ libraries of
  * `libc6-arm64-cross` and `libstdc++6-arm64-cross`; scripts/setup.sh installs them). It runs as
  * `cws --help` and as `pulumi-resource-cws`, which must print its port line: the blob, the files
- * it writes and the busybox roles all work. Other platforms are checked by their headers only
- * (sea.ts).
+ * it writes and the busybox roles all work. Other platforms are checked by their headers and the
+ * blob's fuse (sea.ts), the macOS ones also by their signature and the blob read back.
  */
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";

@@ -62,14 +62,38 @@ export function sums(files: readonly { name: string; sha256: string }[]): string
     .join("");
 }
 
+/** The newest creation time (seconds) of `key`'s secret key and subkeys, which may sign. */
+async function keyCreated(key: string): Promise<number> {
+  const { stdout } = await runProcess("gpg", ["--batch", "--with-colons", "--list-secret-keys", key]);
+  const times = stdout
+    .split("\n")
+    .filter((l) => l.startsWith("sec:") || l.startsWith("ssb:"))
+    .map((l) => Number(l.split(":")[5]));
+  if (!times.length) throw new Error(`gpg has no secret key '${key}'`);
+  return Math.max(...times);
+}
+
 /**
  * `gpg --detach-sign` of `file` with `key` (a key id, fingerprint or user id of the signer's
  * keyring; GNUPGHOME moves the keyring): the binary signature the registries verify, written
- * beside it as `<file>.sig`.
+ * beside it as `<file>.sig`. With `at` (seconds), the signature is dated then, or when the key was
+ * made if that is later: the same file and key then give the same signature every time (an RSA
+ * or Ed25519 key; an ECDSA signature differs at every run).
  */
-export async function signFile(file: string, key: string): Promise<string> {
+export async function signFile(file: string, key: string, at?: number): Promise<string> {
   const sig = `${file}.sig`;
-  await runProcess("gpg", ["--batch", "--yes", "--local-user", key, "--output", sig, "--detach-sign", file]);
+  const time = at === undefined ? [] : [`--faked-system-time=${Math.max(at, await keyCreated(key))}!`];
+  await runProcess("gpg", [
+    "--batch",
+    "--yes",
+    ...time,
+    "--local-user",
+    key,
+    "--output",
+    sig,
+    "--detach-sign",
+    file,
+  ]);
   return sig;
 }
 

