@@ -222,7 +222,7 @@ describe(`a bad filter and a limit, under ${toolTitle(TERRAFORM)}`, () => {
   const server = useTestServer({ provisionDelayMs: 10 });
 
   it(
-    "refuses a filter the API does not take before listing, naming it and its values, and stops at the limit",
+    "refuses a filter the API does not take before listing, naming it and its values; stops at the limit; gives objects whole with include_resource",
     async () => {
       requireTool(TERRAFORM);
       const keys = ["a", "b", "c"];
@@ -248,6 +248,27 @@ describe(`a bad filter and a limit, under ${toolTitle(TERRAFORM)}`, () => {
         p.write("bad.tfquery.hcl", `list "cws_ssh_key" "two" {\n  provider = cws\n  limit    = 2\n}\n`);
         const two = expectExit(await p.run("query"), 0);
         expect(two.stdout.match(/^list\.cws_ssh_key\.two /gm)).toHaveLength(2);
+        // include_resource: each object whole, which `query -json` prints.
+        p.write(
+          "bad.tfquery.hcl",
+          `list "cws_ssh_key" "all" {\n  provider         = cws\n  include_resource = true\n}\n`,
+        );
+        const found = expectExit(await p.run("query", "-json"), 0)
+          .stdout.split("\n")
+          .filter((l) => l.includes('"list_resource_found"'))
+          .map(
+            (l) =>
+              (
+                JSON.parse(l) as {
+                  list_resource_found: {
+                    identity: { uid: string };
+                    resource_object: { name: string; uid: string };
+                  };
+                }
+              ).list_resource_found,
+          );
+        expect(found.map((f) => f.resource_object.name).sort()).toEqual(keys);
+        for (const f of found) expect(f.resource_object.uid).toBe(f.identity.uid);
       } finally {
         p.cleanup();
       }
