@@ -2,7 +2,7 @@
  * The sandbox template list (`list "cws_sandbox_template"`, and `cws adopt`'s templates): the
  * org's own templates (kind USER, made from a sandbox), by the list route's filters (kind,
  * status). The platform's FRESH templates are listed only when `kind` asks for them: they are
- * visible to every org and cannot be imported.
+ * visible to every org, to make sandboxes from, not the org's to manage.
  */
 import { SANDBOX_TEMPLATE_KINDS, SANDBOX_TEMPLATE_STATUSES } from "../../../api/index.ts";
 import { oneOf, type ListDefinition } from "../../core/list.ts";
@@ -15,7 +15,7 @@ export const sandboxTemplateList: ListDefinition = {
     kind: oneOf(
       "kind",
       SANDBOX_TEMPLATE_KINDS,
-      "USER (the default: the org's own, made from a sandbox) or FRESH (the platform's, which cannot be imported).",
+      "USER (the default: the org's own, made from a sandbox) or FRESH (the platform's, visible to every org: to make sandboxes from, not to manage).",
     ),
     status: oneOf(
       "status",
