@@ -88,10 +88,9 @@ export async function adoptOrg(
   signal?: AbortSignal,
 ): Promise<AdoptResult> {
   const ctx: Context = { client, log: () => {}, signal };
-  let listed = await listOrg(client);
-  // Without --project, nothing but the kinds asked for needs reading.
-  if (opts.project === undefined && opts.types?.length)
-    listed = listed.filter((l) => opts.types!.includes(l.kind));
+  // Without --project, nothing but the kinds asked for needs listing and reading.
+  const kinds = opts.project === undefined && opts.types?.length ? opts.types : ADOPT_KINDS;
+  const listed = await listOrg(client, signal, kinds);
   const read = await readAll(ctx, listed, opts.concurrency ?? 8);
   const objects = dependencyOrder(select(read, opts));
   if (opts.format === "pulumi") {

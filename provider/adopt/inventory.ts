@@ -25,12 +25,17 @@ export interface Adopted extends Listed {
 }
 
 /**
- * Every adoptable object of the org, listed (not read): each kind's list resource
- * (provider/resources/<kind>/list.ts, the lists `terraform query` reads) without filters.
+ * Every adoptable object of the org of `kinds` (by default all), listed (not read): each kind's
+ * list resource (provider/resources/<kind>/list.ts, the lists `terraform query` reads) without
+ * filters.
  */
-export async function listOrg(client: CwsClient, signal?: AbortSignal): Promise<Listed[]> {
+export async function listOrg(
+  client: CwsClient,
+  signal?: AbortSignal,
+  kinds: readonly string[] = ADOPT_KINDS,
+): Promise<Listed[]> {
   const lists = await Promise.all(
-    ADOPT_KINDS.map(async (kind) => {
+    kinds.map(async (kind) => {
       const out: Listed[] = [];
       for await (const l of LISTS[kind]!.list(client, {}, signal)) out.push(l);
       return out;
