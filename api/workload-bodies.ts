@@ -15,7 +15,7 @@ import { NAME_RULES } from "./names.ts";
 import { SLUG } from "./common.ts";
 import { HOSTNAME, NO_WHITESPACE } from "./workload-rules.ts";
 import { createAccepts, WORKLOAD_FIELD_NAMES } from "./workload-fields.ts";
-import { Port, WorkloadCreate, WORKLOAD_TYPES, type WorkloadType } from "./workload.ts";
+import { Port, WorkloadCreate, WorkloadPatch, WORKLOAD_TYPES, type WorkloadType } from "./workload.ts";
 
 const CREATE_SHAPE = WorkloadCreate.shape;
 
@@ -185,3 +185,17 @@ export const WORKLOAD_CREATE_BODIES: Record<WorkloadType, z.ZodObject> = BY_TYPE
 
 /** The create body as the document states it: one of the four, by `type`. */
 export const WorkloadCreateByType = byType(BY_TYPE, "WorkloadCreate");
+
+/**
+ * The PATCH body as the document states it: WorkloadPatch with the name rule of RENTAL, VM and BM
+ * workloads (a SANDBOX name must also neither start nor end with a hyphen; the path does not say
+ * the type) and the SSH key list of the create bodies.
+ */
+export const WorkloadPatchDocumented = WorkloadPatch.extend({
+  name: workloadName("RENTAL")
+    .meta({
+      description: `${NAME_RULES.workload.words}; SANDBOX: ${NAME_RULES.sandbox.words}`,
+    })
+    .optional(),
+  ssh_keys: REFERENCES.ssh_keys,
+});

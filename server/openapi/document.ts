@@ -43,6 +43,7 @@ const SAFE_INT = Number.MAX_SAFE_INTEGER;
 const DOCUMENTED_AS: Record<string, z.ZodType> = {
   WorkloadCreate: api.WorkloadCreateByType,
   TemplateCreate: api.TemplateCreateByType,
+  WorkloadPatch: api.WorkloadPatchDocumented,
 };
 
 /** Every zod schema exported by api/ and the admin answers, by name. */

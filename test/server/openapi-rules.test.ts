@@ -162,6 +162,17 @@ describe("the OpenAPI document and the server agree", () => {
     expect(accepted).toBeGreaterThan(20);
   });
 
+  it("states the name rule on a PATCH, as the server keeps it for a RENTAL workload", async () => {
+    const documented = component("WorkloadPatch");
+    const created = await call<{ uid: string }>(server, "POST", "/orgs/demo/workloads", BASE.RENTAL);
+    for (const name of ["a-b", "Web", "a b", "", "x".repeat(33)]) {
+      const res = await call(server, "PATCH", `/orgs/demo/workloads/${created.body.uid}`, { name });
+      expect(documented({ name }), name).toBe(res.status === 200);
+      if (res.status !== 200) expectError(res, 400, "WORKLOAD_NAME_INVALID");
+    }
+    expect(documented({ ssh_keys: ["k", "k"] })).toBe(false);
+  });
+
   it("ties a template's manifest to its type, and refuses a manifest that is not a create body", () => {
     const documented = component("TemplateCreate");
     const manifest = { type: "RENTAL", name: "web", image: "nginx", resource_name: "gpu-rental-small" };
