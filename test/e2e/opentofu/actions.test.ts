@@ -322,12 +322,13 @@ describe("OpenTofu, which has no actions, ignores the schema's new parts", () =>
   it.each([TOFU_VERSION, OLDEST_TOFU_VERSION])(
     "OpenTofu %s plans, applies and destroys as before",
     async (version) => {
-      // What it is served: the provider's schema holds actions (and list resources, when it has them).
+      // What it is served: the provider's schema holds actions and list resources.
       const schema = tofuProvider().getProviderSchema() as Record<
         string,
         Record<string, unknown> | undefined
       >;
       expect(Object.keys(schema.action_schemas ?? {})).toContain("cws_workload_exec");
+      expect(Object.keys(schema.list_resource_schemas ?? {})).toContain("cws_workload");
       const tofu = tofuPath(version);
       const p = tofuProject(
         server,
