@@ -92,9 +92,15 @@ export function pip(args: string[]): Promise<string> {
   return run(VENV_PYTHON, ["-m", "pip", "--disable-pip-version-check", "--no-input", ...args]);
 }
 
-/** Creates .venv if needed, with `pulumi` at the CLI's version and the generated Python SDK. */
+/**
+ * The `pulumi` Python package of the programs: PyPI's newest release, 3.272.0 (PyPI has no
+ * 3.276.0, the CLI's version; 3.273 only as alphas). The CLI runs programs of an older SDK.
+ */
+export const PYTHON_PULUMI_VERSION = "3.272.0";
+
+/** Creates .venv if needed, with `pulumi` (PYTHON_PULUMI_VERSION) and the generated Python SDK. */
 export async function ensurePythonEnv(log: Log = defaultLog): Promise<void> {
-  const version = pulumiVersion();
+  const version = PYTHON_PULUMI_VERSION;
   const started = Date.now();
   if (!existsSync(VENV_PYTHON)) {
     log(`creating the Python virtual environment ${VENV}`);

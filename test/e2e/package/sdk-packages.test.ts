@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GO_BUILD_ENV } from "../../../scripts/toolchain/go-build.ts";
 import { GO_MODULE, packGoModule, packPythonWheel } from "../../../scripts/pack-sdks.ts";
 import { REPO_ROOT } from "../../../scripts/repo-root.ts";
+import { PYTHON_PULUMI_VERSION } from "../../../scripts/toolchain/languages.ts";
 import { pulumiVersion } from "../../../scripts/toolchain/pulumi.ts";
 import { run } from "../../../scripts/run.ts";
 import { filesContaining, printedOutputs, programDir } from "../../helpers/program-dir.ts";
@@ -49,7 +50,7 @@ describe("SDK packages installed the way each language installs packages", () =>
             "--disable-pip-version-check",
             "install",
             "--quiet",
-            `pulumi==${pulumiVersion()}`,
+            `pulumi==${PYTHON_PULUMI_VERSION}`,
             wheel,
           ],
           { cwd: p.project, env: p.env },
