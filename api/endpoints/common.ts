@@ -44,6 +44,11 @@ export interface Endpoint {
    * links the operation to every operation on that member (server/openapi/links.ts).
    */
   creates?: { pattern: string; from?: string };
+  /**
+   * The object an action's answer describes, when the action opens operations on it (a deploy:
+   * a running workload takes exec, files, terminals): linked like `creates`.
+   */
+  answers?: { pattern: string; from?: string };
 }
 
 /**

@@ -114,6 +114,7 @@ export const WORKLOADS = endpointGroup("workloads", {
       "WORKLOAD_BM_SERVICE_UNAVAILABLE",
     ]),
     description: "From registered, suspended or error; the workload goes provisioning, then running.",
+    answers: { pattern: W },
   },
   suspend: workloadAction("suspend", "Suspend a RENTAL workload", OF_ITS_TYPE_AND_STATE),
   reboot: workloadAction("reboot", "Reboot a VM workload", OF_ITS_TYPE_AND_STATE),

@@ -10,7 +10,8 @@ export interface OpenApiLink {
 const paramsOf = (pattern: string): string[] => [...pattern.matchAll(/:(\w+)/g)].map(([, n]) => n!);
 
 /**
- * The links of an operation that creates something (its endpoint's `creates`): one to every
+ * The links of an operation that creates something (its endpoint's `creates`), or whose answer
+ * opens operations on the object it acted on (`answers`: a deploy): one to every
  * operation on the created object or under it (WebSocket upgrades aside), so a generated client
  * or a stateful fuzzer walks create → deploy → state → logs → exec → delete. The created
  * object's parameter comes from the answer; the others from the request's own path.
@@ -20,16 +21,18 @@ export function linksOf(
   endpoints: readonly Endpoint[],
   operationId: (op: Endpoint) => string,
 ): Record<string, OpenApiLink> | undefined {
-  if (!op.creates) return undefined;
-  const member = op.creates.pattern;
+  const object = op.creates ?? op.answers;
+  if (!object) return undefined;
+  const member = object.pattern;
   const created =
     member.split("/").length - 1 - [...member.split("/")].reverse().findIndex((s) => s.startsWith(":"));
-  const from = op.creates.from ?? "/uid";
+  const from = object.from ?? "/uid";
   const mine = new Set(paramsOf(op.pattern));
   const links: Record<string, OpenApiLink> = {};
   for (const target of endpoints) {
     if (target.websocket || target.prefix !== op.prefix) continue;
     if (target.pattern !== member && !target.pattern.startsWith(`${member}/`)) continue;
+    if (target === op) continue;
     const parameters: Record<string, string> = {};
     target.pattern.split("/").forEach((segment, i) => {
       if (!segment.startsWith(":")) return;

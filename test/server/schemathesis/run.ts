@@ -50,7 +50,18 @@ export interface SchemathesisResult {
 async function startServe(seedFile: string): Promise<{ child: ChildProcess; origin: string }> {
   const child = spawn(
     join(REPO, "node_modules", ".bin", "node"),
-    [join(REPO, "cli", "cws.ts"), "serve", "--port", "0", "--quiet", "--seed", seedFile],
+    // A deploy is running at once, so the walks reach what a running workload takes.
+    [
+      join(REPO, "cli", "cws.ts"),
+      "serve",
+      "--port",
+      "0",
+      "--quiet",
+      "--seed",
+      seedFile,
+      "--provision-delay-ms",
+      "0",
+    ],
     { cwd: REPO, detached: true, stdio: ["ignore", "ignore", "pipe"] },
   );
   const origin = await new Promise<string>((resolve, reject) => {
