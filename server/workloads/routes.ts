@@ -3,7 +3,7 @@ import { WORKLOADS } from "../../api/endpoints/index.ts";
 import type { LogsQuery } from "../../api/index.ts";
 import type { ServerContext } from "../context.ts";
 import { serve } from "../http/endpoints.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, zodError } from "../http/errors.ts";
 import type { WorkloadRecord } from "../store/records.ts";
 import { workloadFull, workloadOperation, workloadState } from "./views.ts";
 
@@ -98,9 +98,15 @@ export function registerWorkloadRoutes(ctx: ServerContext): void {
 
   // RENTAL exec: streamed text/plain. A sandbox module registers its own POST exec with
   // { first: true } and passes non-sandbox workloads on with NEXT.
-  serve(ctx, WORKLOADS.exec, (rc) => {
+  serve(ctx, WORKLOADS.exec, async (rc) => {
     const w = workloads.get(rc.org, rc.params.uid!);
     exec.checkTarget(w);
+    // A body, when one is sent, is the endpoint's (a SANDBOX's ExecBody): malformed is 400 here too.
+    const raw = await rc.json();
+    if (raw !== undefined) {
+      const parsed = WORKLOADS.exec.body.safeParse(raw);
+      if (!parsed.success) throw zodError(parsed.error, "WORKLOAD_EXEC_INVALID");
+    }
     for (const k of rc.query.keys()) {
       if (k !== "command")
         throw new ApiError(

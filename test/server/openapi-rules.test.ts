@@ -10,7 +10,7 @@ import { publicKeyProblem, SSH_PUBLIC_KEY, validateWorkloadCreate, WORKLOAD_TYPE
 import type { OpenApiDocument } from "../../server/openapi/document.ts";
 import { call, expectError } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
-import { PUBLIC_KEY } from "./fixtures.ts";
+import { PUBLIC_KEY, waitForStatus } from "./fixtures.ts";
 
 describe("the OpenAPI document and the server agree", () => {
   const server = useTestServer();
@@ -171,6 +171,23 @@ describe("the OpenAPI document and the server agree", () => {
       if (res.status !== 200) expectError(res, 400, "WORKLOAD_NAME_INVALID");
     }
     expect(documented({ ssh_keys: ["k", "k"] })).toBe(false);
+  });
+
+  it("refuses a RENTAL exec whose body is not the endpoint's, as it documents one", async () => {
+    const w = (await call<{ uid: string }>(server, "POST", "/orgs/demo/workloads", BASE.RENTAL)).body;
+    await call(server, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
+    await waitForStatus(server, w.uid, "running");
+    const path = `/orgs/demo/workloads/${w.uid}/exec?command=echo&command=hi`;
+    expect((await call(server, "POST", path)).status).toBe(200);
+    expectError(
+      await call(server, "POST", path, undefined, {
+        raw: "X\u0014",
+        headers: { "content-type": "application/json" },
+      }),
+      400,
+      "INVALID_BODY",
+    );
+    expectError(await call(server, "POST", path, { nope: 1 }), 400, "WORKLOAD_EXEC_INVALID");
   });
 
   it("ties a template's manifest to its type, and refuses a manifest that is not a create body", () => {
