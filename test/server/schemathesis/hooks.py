@@ -27,7 +27,19 @@ ACCEPTED = {
     **{
         (op, "WORKLOAD_OPERATION_UNSUPPORTED"): "an operation of some workload types only: the path does "
         "not say the workload's type, and the spec answers another type with 400"
-        for op in [*SANDBOX_ONLY, f"POST {W}/reboot", f"POST {W}/suspend", f"POST {W}/exec"]
+        for op in [
+            *SANDBOX_ONLY,
+            f"POST {W}/reboot",
+            f"POST {W}/suspend",
+            f"POST {W}/exec",
+            f"PUT {W}/volumes/{{volume}}",
+            f"DELETE {W}/volumes/{{volume}}",
+        ]
+    },
+    **{
+        (op, "WORKLOAD_SANDBOX_PATH_INVALID"): "whether a path names a file (not a directory) in a "
+        "writable place depends on the sandbox's file system; spec 7 answers a bad path with 400"
+        for op in [f"GET {W}/files", f"PUT {W}/files"]
     },
     (f"GET {W}/logs", "INVALID_QUERY"): "type=serial|qemu is for VM workloads only: the path does not say the type",
     (f"POST {W}/exec", "INVALID_QUERY"): "RENTAL takes the command as repeated `command` query parameters, SANDBOX "
