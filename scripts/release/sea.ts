@@ -9,8 +9,8 @@
  * debug information (`llvm-strip`: about a sixth of the file, never used at run time), macOS and
  * Windows binaries their code signature (which the injection would break: executable-format.ts).
  * After it, the macOS executables are signed again, ad hoc (`rcodesign`: tools.ts): macOS runs no
- * unsigned arm64 program. The signature is then verified (`rcodesign verify`) and the blob read
- * back from its section, byte for byte.
+ * unsigned arm64 program. The signature's hashes are then checked against the file
+ * (executable-format.ts) and the blob read back from its section, byte for byte.
  *
  * The blob holds no V8 code cache or startup snapshot (`useCodeCache`, `useSnapshot`): both are
  * made by the Node that writes the blob and good only on its own machine type, so a snapshot could
@@ -30,6 +30,7 @@ import {
   hasSeaBlob,
   machOSection,
   SEA_FUSE,
+  verifyAdHocSignature,
   withoutMachOSignature,
   withoutPeSignature,
 } from "./executable-format.ts";
@@ -100,11 +101,16 @@ export async function writeBlob(bundle: ExecutableBundle, log: Log): Promise<Buf
 /** A digest to compare blobs by in messages. */
 const digest = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
-/** Signs the Mach-O file `exe` ad hoc in place and verifies the signature. */
+/**
+ * Signs the Mach-O file `exe` ad hoc in place, then checks the signature's every hash
+ * (executable-format.ts). Not by `rcodesign verify`: it expects a CMS signature, which an ad hoc
+ * one does not have, and refuses every ad hoc signature ("CMS error: missing further values").
+ */
 async function signAdHoc(exe: string, log: Log): Promise<void> {
-  const tool = await rcodesign(log);
-  await runProcess(tool, ["sign", "--binary-identifier", SIGNING_IDENTIFIER, exe]);
-  await runProcess(tool, ["verify", exe]);
+  await runProcess(await rcodesign(log), ["sign", "--binary-identifier", SIGNING_IDENTIFIER, exe]);
+  const { identifier } = verifyAdHocSignature(readFileSync(exe));
+  if (identifier !== SIGNING_IDENTIFIER)
+    throw new Error(`signed as '${identifier}', not '${SIGNING_IDENTIFIER}'`);
 }
 
 /** The executable of `platform`: its Node binary with `blob` in (macOS: signed ad hoc). */
