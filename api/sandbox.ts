@@ -81,10 +81,13 @@ export type TicketBody = z.infer<typeof TicketBody>;
 export const Ticket = z.object({ ticket: z.string(), expires_at: Timestamp });
 export type Ticket = z.infer<typeof Ticket>;
 
-export const TerminalCreate = z.strictObject({
-  cols: z.number().int().optional(),
-  rows: z.number().int().optional(),
-});
+/**
+ * A terminal's size: its range is checked by the route (WORKLOAD_TERMINAL_SIZE_INVALID, with
+ * its own words); the document states it.
+ */
+const terminalSize = () =>
+  z.number().int().meta({ minimum: LIMITS.terminalSizeMin, maximum: LIMITS.terminalSizeMax }).optional();
+export const TerminalCreate = z.strictObject({ cols: terminalSize(), rows: terminalSize() });
 export type TerminalCreate = z.infer<typeof TerminalCreate>;
 export const TerminalSession = z.object({
   id: z.string(),
@@ -142,5 +145,7 @@ export const SandboxTemplatePatch = z
   .refine(
     (b) => b.display_name !== undefined || b.description !== undefined,
     "at least one of display_name, description is required",
-  );
+  )
+  // The refinement above, as the document states it: the object has no other fields.
+  .meta({ minProperties: 1 });
 export type SandboxTemplatePatch = z.infer<typeof SandboxTemplatePatch>;

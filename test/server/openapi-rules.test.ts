@@ -190,6 +190,15 @@ describe("the OpenAPI document and the server agree", () => {
     expectError(await call(server, "POST", path, { nope: 1 }), 400, "WORKLOAD_EXEC_INVALID");
   });
 
+  it("states a terminal's size range and a sandbox template PATCH's one required field", () => {
+    const terminal = component("TerminalCreate");
+    expect(terminal({ cols: 80, rows: 24 })).toBe(true);
+    for (const cols of [0, -3727, 1001]) expect(terminal({ cols }), String(cols)).toBe(false);
+    const patch = component("SandboxTemplatePatch");
+    expect(patch({ description: "d" })).toBe(true);
+    expect(patch({})).toBe(false);
+  });
+
   it("ties a template's manifest to its type, and refuses a manifest that is not a create body", () => {
     const documented = component("TemplateCreate");
     const manifest = { type: "RENTAL", name: "web", image: "nginx", resource_name: "gpu-rental-small" };

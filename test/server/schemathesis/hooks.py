@@ -42,6 +42,8 @@ ACCEPTED = {
         for op in [f"GET {W}/files", f"PUT {W}/files"]
     },
     (f"GET {W}/logs", "INVALID_QUERY"): "type=serial|qemu is for VM workloads only: the path does not say the type",
+    (f"POST {W}/exec", "WORKLOAD_EXEC_INVALID"): "a SANDBOX exec needs the body (cmd) a RENTAL exec goes "
+    "without: the path does not say the type",
     (f"POST {W}/exec", "INVALID_QUERY"): "RENTAL takes the command as repeated `command` query parameters, SANDBOX "
     "as a body: the path does not say the type",
     (f"PATCH {W}", "WORKLOAD_FIELD_UNSUPPORTED"): "the fields a PATCH takes depend on the stored workload's type",
