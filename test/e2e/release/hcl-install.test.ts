@@ -5,10 +5,12 @@
  * and with a fresh HOME, then apply and destroy against the reference server. The lock file is
  * the same from two mirrors in different places; the tool itself refuses a zip that differs by one
  * byte of its executable from a committed lock file or from the mirror's checksums, and says when
- * there is no package for its platform.
+ * there is no package for its platform. The provider runs with NODE_EXTRA_CA_CERTS set to the
+ * system's CA bundle, as on machines that set it.
  */
 import {
   cpSync,
+  existsSync,
   linkSync,
   mkdirSync,
   mkdtempSync,
@@ -37,6 +39,9 @@ import { useTestServer } from "../../helpers/server.ts";
 import { sshKey } from "../../helpers/ssh-keys.ts";
 import { liveResources } from "../../helpers/stacks.ts";
 import { planFileEntries } from "../../helpers/tofu.ts";
+
+/** Debian's CA bundle, which machines that set NODE_EXTRA_CA_CERTS point it at. */
+const SYSTEM_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
 
 const PLATFORM = "linux_amd64";
 const ZIP = `terraform-provider-cws_${VERSION}_${PLATFORM}.zip`;
@@ -144,6 +149,9 @@ for (const tool of TOOLS) {
         TF_INPUT: "0",
         CHECKPOINT_DISABLE: "1",
         SSL_CERT_FILE: cert.caFile,
+        // What some machines set (this one's CI among them): Node's CA store grown by the system's
+        // bundle. The provider's own mutual TLS with the tool must not depend on that store.
+        ...(existsSync(SYSTEM_CA_BUNDLE) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA_BUNDLE } : {}),
         CWS_BASE_URL: server.baseUrl,
         CWS_ORG: "demo",
         CWS_API_TOKEN: DEMO_TOKEN,
