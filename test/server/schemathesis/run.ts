@@ -166,7 +166,7 @@ export async function runSchemathesis(opts: SchemathesisOptions): Promise<Schema
       ...(opts.phases ? ["--phases", opts.phases.join(",")] : []),
     ];
     const { code, output } = await new Promise<{ code: number; output: string }>((resolve, reject) => {
-      const st = spawn(SCHEMATHESIS_BIN, args, { cwd: HERE, stdio: ["ignore", "pipe", "pipe"] });
+      const st = spawn(SCHEMATHESIS_BIN, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       st.stdout!.on("data", (d: Buffer) => (out += d.toString()));
       st.stderr!.on("data", (d: Buffer) => (out += d.toString()));
