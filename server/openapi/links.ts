@@ -9,12 +9,19 @@ export interface OpenApiLink {
 
 const paramsOf = (pattern: string): string[] => [...pattern.matchAll(/:(\w+)/g)].map(([, n]) => n!);
 
+/** Reasons an operation answers when its workload is not deployed: it needs a running one. */
+const NOT_DEPLOYED = new Set(["WORKLOAD_SANDBOX_NOT_DEPLOYED", "WORKLOAD_NOT_RUNNING"]);
+const needsRunning = (op: Endpoint): boolean => op.reasons.some((r) => NOT_DEPLOYED.has(r));
+
 /**
  * The links of an operation that creates something (its endpoint's `creates`), or whose answer
  * opens operations on the object it acted on (`answers`: a deploy): one to every
  * operation on the created object or under it (WebSocket upgrades aside), so a generated client
  * or a stateful fuzzer walks create → deploy → state → logs → exec → delete. The created
- * object's parameter comes from the answer; the others from the request's own path.
+ * object's parameter comes from the answer; the others from the request's own path. An
+ * operation that needs a running workload (exec, files, terminals, fork, ...) is linked from
+ * what runs one (the deploy, a fork), not from a create, whose workload is not deployed yet: a
+ * walk from a create goes through the deploy to reach it.
  */
 export function linksOf(
   op: Endpoint,
@@ -33,6 +40,7 @@ export function linksOf(
     if (target.websocket || target.prefix !== op.prefix) continue;
     if (target.pattern !== member && !target.pattern.startsWith(`${member}/`)) continue;
     if (target === op) continue;
+    if (op.creates && !needsRunning(op) && needsRunning(target)) continue;
     const parameters: Record<string, string> = {};
     target.pattern.split("/").forEach((segment, i) => {
       if (!segment.startsWith(":")) return;

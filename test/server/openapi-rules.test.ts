@@ -306,10 +306,14 @@ describe("the OpenAPI document and the server agree", () => {
       "postOrgsByOrgWorkloadsByUidDeploy",
       "getOrgsByOrgWorkloadsByUidState",
       "getOrgsByOrgWorkloadsByUidLogs",
-      "postOrgsByOrgWorkloadsByUidExec",
       "deleteOrgsByOrgWorkloadsByUid",
     ])
       expect(created[id]?.parameters, id).toEqual({ org: "$request.path.org", uid: "$response.body#/uid" });
+    // What needs a running workload is linked from the deploy, not from the create.
+    expect(created.postOrgsByOrgWorkloadsByUidExec).toBeUndefined();
+    const deployed = linksOf("/v3/orgs/{org}/workloads/{uid}/deploy", "post", "200");
+    for (const id of ["postOrgsByOrgWorkloadsByUidExec", "postOrgsByOrgWorkloadsByUidFork"])
+      expect(deployed[id]?.parameters, id).toEqual({ org: "$request.path.org", uid: "$response.body#/uid" });
     const terminal = linksOf("/v3/orgs/{org}/workloads/{uid}/terminals", "post", "201");
     expect(terminal.deleteOrgsByOrgWorkloadsByUidTerminalsByTerminal?.parameters).toEqual({
       org: "$request.path.org",
