@@ -8,7 +8,15 @@
  * (SIGTERM, which stops its sandboxes, then SIGKILL of the group) whatever the run's outcome.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,8 +25,11 @@ import { DEFAULT_SEED } from "../../../server/seed/data.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = join(HERE, "..", "..", "..");
-/** Sandboxes the server may run at once during a run. */
-export const SANDBOX_CAPACITY = 4;
+/**
+ * Sandboxes the server may run at once during a run. The walks deploy sandboxes and seldom
+ * delete them: at 4, a 400-scenario run had its last deploys refused (503, no capacity).
+ */
+export const SANDBOX_CAPACITY = 16;
 
 export interface SchemathesisOptions {
   seed: number;
@@ -177,6 +188,9 @@ export async function runSchemathesis(opts: SchemathesisOptions): Promise<Schema
     for (const m of output.matchAll(/❌ (ST\d+|[A-Z][\w ]+?) [^:\n]*: (\d+)/g))
       failures[m[1]!] = Number(m[2]);
     const har = readdirSync(dir).find((f) => f.startsWith("har"));
+    // CWS_SCHEMATHESIS_HAR=<file>: keep the run's requests and answers (HAR) for a look after it.
+    if (har && process.env.CWS_SCHEMATHESIS_HAR)
+      copyFileSync(join(dir, har), `${process.env.CWS_SCHEMATHESIS_HAR}.${opts.seed}.json`);
     const entries = har
       ? (
           JSON.parse(readFileSync(join(dir, har), "utf8")) as {
