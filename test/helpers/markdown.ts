@@ -99,3 +99,27 @@ export function runnableBlocks(page: string, lang: string): string[] {
   const re = new RegExp(`<!-- runnable: ${lang} -->\\s*\\n\`\`\`[^\\n]*\\n([\\s\\S]*?)^\`\`\`$`, "gm");
   return [...text.matchAll(re)].map((m) => m[1]!);
 }
+
+/** A fenced code block of a page: its language (empty when none is named) and its text. */
+export interface FencedBlock {
+  lang: string;
+  text: string;
+}
+
+/** The fenced code blocks of a page, in order (the pages whose blocks a test runs one by one). */
+export const fencedBlocks = (page: string): FencedBlock[] =>
+  [...page.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, text: m[2]! }));
+
+/**
+ * A line of a documented output as a pattern: runs of white space are one space, and `…` stands
+ * for what changes from run to run (a uid, a time, a key).
+ */
+export const outputLinePattern = (line: string): RegExp =>
+  new RegExp(
+    line
+      .replace(/\s+/g, " ")
+      .trim()
+      .split("…")
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".+?"),
+  );

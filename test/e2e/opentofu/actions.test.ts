@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OLDEST_TOFU_VERSION, TOFU_VERSION, tofuPath } from "../../../scripts/toolchain/tofu.ts";
 import { api } from "../../helpers/http.ts";
 import { useTestServer } from "../../helpers/server.ts";
+import { fencedBlocks, outputLinePattern } from "../../helpers/markdown.ts";
 import { ACTIONS } from "../../../provider/registry.ts";
 import { actionExample } from "../../../scripts/gen/action-docs.ts";
 import { liveResources } from "../../helpers/stacks.ts";
@@ -38,24 +39,6 @@ const STEP = 300_000;
 const DOC = new URL("../../../docs/actions.md", import.meta.url);
 const REQUIRED = `terraform {\n  required_providers {\n    cws = { source = "cws/cws" }\n  }\n}\n`;
 const VM_PASSWORD = "Vm-pass-actions-1";
-
-interface Block {
-  lang: string;
-  text: string;
-}
-
-/** The fenced blocks of the page, in order. */
-const blocksOf = (page: string): Block[] =>
-  [...page.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, text: m[2]! }));
-
-/** A line of an output block as a pattern: `…` stands for a uid or a time. */
-const linePattern = (line: string) =>
-  new RegExp(
-    line
-      .split("…")
-      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-      .join(".+?"),
-  );
 
 describe(`docs/actions.md under ${toolTitle(TERRAFORM)}`, () => {
   const server = useTestServer();
@@ -114,7 +97,7 @@ describe(`docs/actions.md under ${toolTitle(TERRAFORM)}`, () => {
   it(
     "runs every block of the page in order: reboots, exec output, a failing exec, a refused target, before_destroy",
     async () => {
-      const blocks = blocksOf(readFileSync(DOC, "utf8"));
+      const blocks = fencedBlocks(readFileSync(DOC, "utf8"));
       expect(blocks.map((b) => b.lang).filter((l) => !["hcl", "sh", "text"].includes(l))).toEqual([]);
       p = tofuProject(server, { "main.tf": REQUIRED }, { TF_VAR_vm_password: VM_PASSWORD }, TERRAFORM);
       expectExit(await p.run("init"), 0);
@@ -143,9 +126,7 @@ describe(`docs/actions.md under ${toolTitle(TERRAFORM)}`, () => {
           expect(last, "an output block follows a command").toBeDefined();
           const output = words(last!);
           for (const line of b.text.trim().split("\n"))
-            expect(output, `${last!.command} prints: ${line}`).toMatch(
-              linePattern(line.replace(/\s+/g, " ")),
-            );
+            expect(output, `${last!.command} prints: ${line}`).toMatch(outputLinePattern(line));
         }
       }
       expect(commands).toBeGreaterThanOrEqual(7);

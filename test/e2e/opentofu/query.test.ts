@@ -23,6 +23,7 @@ import {
   type HandMadeOrg,
 } from "../../helpers/adopt-org.ts";
 import { DEMO_TOKEN } from "../../helpers/http.ts";
+import { fencedBlocks, outputLinePattern } from "../../helpers/markdown.ts";
 import { useTestServer } from "../../helpers/server.ts";
 import {
   TERRAFORM,
@@ -38,26 +39,6 @@ import {
 const STEP = 300_000;
 const DOC = new URL("../../../docs/query.md", import.meta.url);
 const CWS = join(REPO_ROOT, "bin", "cws");
-
-interface Block {
-  lang: string;
-  text: string;
-}
-
-/** The fenced blocks of the page, in order. */
-const blocksOf = (page: string): Block[] =>
-  [...page.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, text: m[2]! }));
-
-/** A line of an output block as a pattern: `…` stands for a uid or a key. */
-const linePattern = (line: string) =>
-  new RegExp(
-    line
-      .replace(/\s+/g, " ")
-      .trim()
-      .split("…")
-      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-      .join(".+?"),
-  );
 
 /** The uids of a file's `identity = { org = ..., uid = "..." }` import blocks. */
 const importedUids = (hcl: string) =>
@@ -126,7 +107,7 @@ describe(`docs/query.md under ${toolTitle(TERRAFORM)}`, () => {
   it(
     "lists an org made outside Terraform, and generates configuration that imports every object and then plans with no change",
     async () => {
-      const blocks = blocksOf(readFileSync(DOC, "utf8"));
+      const blocks = fencedBlocks(readFileSync(DOC, "utf8"));
       expect(blocks.map((b) => b.lang).filter((l) => !["hcl", "sh", "text"].includes(l))).toEqual([]);
       p = tofuProject(
         server,
@@ -152,7 +133,7 @@ describe(`docs/query.md under ${toolTitle(TERRAFORM)}`, () => {
               .split("\n")
               .slice(1)
               .filter((l) => l.trim()))
-              expect(text, `generated.tf holds: ${line}`).toMatch(linePattern(line));
+              expect(text, `generated.tf holds: ${line}`).toMatch(outputLinePattern(line));
             continue;
           }
           p.write(name!, b.text);
@@ -173,7 +154,7 @@ describe(`docs/query.md under ${toolTitle(TERRAFORM)}`, () => {
           expect(last, "an output block follows a command").toBeDefined();
           const output = words(last!);
           for (const line of b.text.trim().split("\n"))
-            expect(output, `${last!.command} prints: ${line}`).toMatch(linePattern(line));
+            expect(output, `${last!.command} prints: ${line}`).toMatch(outputLinePattern(line));
         }
       }
       expect(ran).toEqual([
