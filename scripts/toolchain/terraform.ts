@@ -33,6 +33,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
+import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { runProcess } from "../run.ts";
@@ -159,6 +160,27 @@ func (c *RemoteClient) Delete() tfdiags.Diagnostics {
 }
 `;
 
+/**
+ * Terraform 1.16's apply of a create that fails with an object (the provider's partial state, as
+ * ours returns for a workload created but not running) writes the object tainted, then writes it
+ * again untainted with no status at all (`ObjectStatus(0)`), and the next state snapshot panics
+ * ("Instance ... has status ObjectStatus(0), which cannot be saved in state"). 1.13 kept the
+ * tainted object (`maybeTainted`); the edit does the same, so the object stays in state tainted.
+ * Stock 1.16.3 and 1.16.4 have the bug: docs/opentofu.md says what their users meet.
+ */
+const TAINT_EDITS: SourceEdit[] = [
+  {
+    file: "internal/terraform/node_resource_apply_instance.go",
+    from: "\t\tif err := n.taintInstanceState(ctx, state, diffApply.Action); err != nil {\n\t\t\treturn diags.Append(err)\n\t\t}\n\t} else {",
+    to: "\t\tif err := n.taintInstanceState(ctx, state, diffApply.Action); err != nil {\n\t\t\treturn diags.Append(err)\n\t\t}\n\t\tif diffApply.Action == plans.Create {\n\t\t\tstate = state.AsTainted()\n\t\t}\n\t} else {",
+  },
+];
+
+/** A short digest of a release's recipe (its backends, edits and added files). */
+function recipeDigest(release: TerraformRelease): string {
+  return createHash("sha256").update(JSON.stringify(release)).digest("hex").slice(0, 12);
+}
+
 /** The releases this script builds. */
 export const RELEASES: Readonly<Record<string, TerraformRelease>> = {
   // Every backend the proxy serves builds as it is.
@@ -168,10 +190,11 @@ export const RELEASES: Readonly<Record<string, TerraformRelease>> = {
     files: {},
   },
   // 1.16 changed the backend and state client interfaces: the nested backends no longer build.
-  // `pg` is patched (PG_DIAGNOSTICS_EDITS); the other eight are left out.
+  // `pg` is patched (PG_DIAGNOSTICS_EDITS); the other eight are left out. A failed create's
+  // object stays tainted (TAINT_EDITS).
   "1.16.3": {
     backends: ["pg"],
-    edits: PG_DIAGNOSTICS_EDITS,
+    edits: [...PG_DIAGNOSTICS_EDITS, ...TAINT_EDITS],
     files: { [`${PG}/diagnostics.go`]: PG_DIAGNOSTICS_FILE },
   },
 };
@@ -293,12 +316,12 @@ export async function ensureTerraform(
   await ensureCachedBuild(
     {
       what: "Terraform",
-      version,
+      // The release and its recipe: a binary built before the recipe changed is built again.
+      version: `${version}+${recipeDigest(terraformRelease(version))}`,
       pkg: ".",
       moduleDir: () => prepareTerraformSource(source, log, version),
       // dev=no: a release build (`terraform version` says v1.16.3, not v1.16.3-dev).
       ldflags: `-s -w -X ${TERRAFORM_MODULE}/version.dev=no`,
-      versionInPath: true,
     },
     binary,
     log,

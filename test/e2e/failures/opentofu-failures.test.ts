@@ -128,11 +128,10 @@ describe.each(HCL_TOOLS)("a failed apply under $product", (tool) => {
           "-var",
           `vm_password=${VM_PASSWORD}`,
         ];
-        // Terraform 1.16.3 panicked once in seven runs writing the state while failed creates ended
-        // together ("has status ObjectStatus(0), which cannot be saved in state"), a race of its
-        // own: it applies one resource at a time here.
-        const parallel = tool.name === "terraform" ? ["-parallelism=1"] : [];
-        const apply = expectExit(await p.run("apply", "-auto-approve", ...parallel, ...vars), 1);
+        // Five creates failing at once: stock Terraform 1.16.3 panics on such an apply now and
+        // then ("has status ObjectStatus(0)"); the build the tests run keeps the tainted objects
+        // (docs/opentofu.md, Versions).
+        const apply = expectExit(await p.run("apply", "-auto-approve", ...vars), 1);
         // The tool wraps and indents the diagnostic's detail: the words are what is compared.
         // Diagnostics and the provider log (TF_LOG_PROVIDER) both go to stderr; the tool wraps the
         // first line of a diagnostic's detail: the words are what is compared.
