@@ -169,6 +169,18 @@ export function expectExit(r: TofuRun, code: number): TofuRun {
   return r;
 }
 
+/** `init` and `validate` of a project, which must say the configuration is valid; then its cleanup. */
+export async function expectValidConfig(p: TofuProject): Promise<void> {
+  try {
+    expectExit(await p.run("init"), 0);
+    const validate = expectExit(await p.run("validate"), 0);
+    if (!/The configuration is valid/.test(validate.output))
+      throw new Error(`${validate.command} did not say the configuration is valid:\n${validate.output}`);
+  } finally {
+    p.cleanup();
+  }
+}
+
 /** The run's output with the tool's line wrapping undone. */
 export const words = (r: TofuRun) => r.output.replace(/\s+/g, " ");
 

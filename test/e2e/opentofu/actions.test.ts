@@ -27,6 +27,7 @@ import { tofuProvider } from "../../provider/opentofu/fixture.ts";
 import {
   TERRAFORM,
   expectExit,
+  expectValidConfig,
   requireTool,
   toolTitle,
   tofuProject,
@@ -286,12 +287,7 @@ ${examples.join("\n")}`,
         {},
         TERRAFORM,
       );
-      try {
-        expectExit(await p.run("init"), 0);
-        expect(expectExit(await p.run("validate"), 0).output).toMatch(/The configuration is valid/);
-      } finally {
-        p.cleanup();
-      }
+      await expectValidConfig(p);
     },
     STEP,
   );

@@ -19,6 +19,7 @@ import { EMPTY_ORG, liveResources } from "../../helpers/stacks.ts";
 import {
   HCL_TOOLS,
   expectExit,
+  expectValidConfig,
   requireTool,
   toolTitle,
   tofuProject,
@@ -356,12 +357,7 @@ describe.each(HCL_TOOLS.map((tool) => ({ tool, title: toolTitle(tool) })))("$tit
           {},
           tool,
         );
-        try {
-          expectExit(await p.run("init"), 0);
-          expect(expectExit(await p.run("validate"), 0).output).toMatch(/The configuration is valid/);
-        } finally {
-          p.cleanup();
-        }
+        await expectValidConfig(p);
       },
       STEP,
     );
