@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { pythonZipListing } from "../helpers/zip-listing.ts";
 import { deflated, sha256, tarGz, zip } from "../../scripts/release/archive.ts";
 import {
   h1Hash,
@@ -51,14 +52,7 @@ describe("archives", () => {
   it("a zip with Unix modes that Python's zipfile reads", async () => {
     const file = join(dir, "a.zip");
     writeFileSync(file, zip(files()));
-    const listing = await run("python3", [
-      "-c",
-      `import sys, zipfile
-z = zipfile.ZipFile(sys.argv[1])
-assert z.testzip() is None
-for i in z.infolist(): print(i.filename, oct(i.external_attr >> 16), i.date_time, len(z.read(i)))`,
-      file,
-    ]);
+    const listing = await pythonZipListing(file);
     expect(listing.trim().split("\n")).toEqual([
       `pulumi-resource-cws 0o100755 (1980, 1, 1, 0, 0, 0) ${exe.length}`,
       `README.md 0o100644 (1980, 1, 1, 0, 0, 0) ${readme.length}`,

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { pythonZipListing } from "../helpers/zip-listing.ts";
 import { normalizedZip, normalizeSdkPackages, zipEntries } from "../../scripts/release/reproducible.ts";
 import { run } from "../../scripts/run.ts";
 
@@ -44,14 +45,7 @@ describe("reproducible SDK packages", () => {
     expect(na.equals(nb)).toBe(true);
     expect(zipEntries(na)).toEqual(zipEntries(a));
     writeFileSync(join(dir, "n.whl"), na);
-    const listing = await run("python3", [
-      "-c",
-      `import sys, zipfile
-z = zipfile.ZipFile(sys.argv[1])
-assert z.testzip() is None
-for i in z.infolist(): print(i.filename, oct(i.external_attr >> 16), i.date_time, len(z.read(i)))`,
-      join(dir, "n.whl"),
-    ]);
+    const listing = await pythonZipListing(join(dir, "n.whl"));
     expect(listing.trim().split("\n")).toEqual([
       "pulumi_cws/__init__.py 0o100644 (1980, 1, 1, 0, 0, 0) 300",
       "bin/tool 0o100755 (1980, 1, 1, 0, 0, 0) 10",
