@@ -15,6 +15,7 @@ import { NAME_RULES } from "./names.ts";
 import { SLUG } from "./common.ts";
 import { HOSTNAME, NO_WHITESPACE } from "./workload-rules.ts";
 import { createAccepts, WORKLOAD_FIELD_NAMES } from "./workload-fields.ts";
+import { ForkBody } from "./sandbox.ts";
 import { Port, WorkloadCreate, WorkloadPatch, WORKLOAD_TYPES, type WorkloadType } from "./workload.ts";
 
 const CREATE_SHAPE = WorkloadCreate.shape;
@@ -199,3 +200,6 @@ export const WorkloadPatchDocumented = WorkloadPatch.extend({
     .optional(),
   ssh_keys: REFERENCES.ssh_keys,
 });
+
+/** The fork body as the document states it: the child is a sandbox, its name a sandbox's. */
+export const ForkBodyDocumented = ForkBody.extend({ name: workloadName("SANDBOX").optional() });

@@ -43,12 +43,26 @@ export interface Endpoint {
    * parameter the answer's `from` gives (a JSON pointer, default `/uid`). The OpenAPI document
    * links the operation to every operation on that member (server/openapi/links.ts).
    */
-  creates?: { pattern: string; from?: string };
+  creates?: {
+    pattern: string;
+    from?: string;
+    /**
+     * Path parameters of operations on the created object that its request's body names (a
+     * JSON pointer into the body): a workload created with an SSH key links to detaching it.
+     */
+    named?: Record<string, string>;
+  };
   /**
    * The object an action's answer describes, when the action opens operations on it (a deploy:
    * a running workload takes exec, files, terminals): linked like `creates`.
    */
   answers?: { pattern: string; from?: string };
+  /**
+   * Operations a success answer leads to beyond those on its object, each named by method and
+   * pattern, with the body its link sends (`$response.body#/...` expressions inside): a created
+   * SSH key goes into a workload's `ssh_keys`, a frozen sandbox is thawed.
+   */
+  leadsTo?: { operation: string; body?: unknown; description: string }[];
 }
 
 /**

@@ -21,7 +21,10 @@ const WEBSOCKET = {
 
 /** Sandbox-only operations and their WebSockets (spec 4.2). */
 export const SANDBOXES = endpointGroup("sandboxes", {
-  freeze: workloadAction("freeze", "Freeze a running sandbox", SANDBOX_TARGET),
+  freeze: {
+    ...workloadAction("freeze", "Freeze a running sandbox", SANDBOX_TARGET),
+    leadsTo: [{ operation: `POST ${W}/thaw`, description: "Thaw the sandbox this froze" }],
+  },
   thaw: workloadAction("thaw", "Thaw a frozen sandbox", SANDBOX_TARGET),
   fork: {
     method: "POST",

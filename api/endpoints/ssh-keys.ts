@@ -12,6 +12,13 @@ export const SSH_KEYS = endpointGroup("ssh-keys", {
     bodyReason: "SSH_KEY_INVALID",
     responses: created(api.SshKey),
     creates: { pattern: "/orgs/:org/ssh-keys/:uid" },
+    leadsTo: [
+      {
+        operation: "POST /orgs/:org/workloads",
+        body: { ssh_keys: ["$response.body#/uid"] },
+        description: "Register a workload that takes this key",
+      },
+    ],
     reasons: ["SSH_KEY_INVALID"],
   },
   list: {

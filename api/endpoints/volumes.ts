@@ -12,6 +12,13 @@ export const VOLUMES = endpointGroup("volumes", {
     bodyReason: "VOLUME_INVALID",
     responses: created(api.VolumeCreated),
     creates: { pattern: "/orgs/:org/volumes/:uid" },
+    leadsTo: [
+      {
+        operation: "POST /orgs/:org/workloads",
+        body: { type: "RENTAL", volumes: [{ uid: "$response.body#/uid", mount_path: "/data" }] },
+        description: "Register a RENTAL workload that mounts this volume at /data",
+      },
+    ],
     reasons: ["VOLUME_INVALID", "VOLUME_RESOURCE_NOT_FOUND"],
   },
   list: {

@@ -51,7 +51,14 @@ export const WORKLOADS = endpointGroup("workloads", {
       "The body is checked against the type-capability table and the field rules of the contract; every failing rule is named in the error message, the first rule's reason is returned. The workload starts `registered`.",
     body: api.WorkloadCreate,
     responses: created(api.WorkloadOperation),
-    creates: { pattern: W },
+    creates: { pattern: W, named: { key: "/ssh_keys/0", volume: "/volumes/0/uid" } },
+    leadsTo: [
+      {
+        operation: "POST /orgs/:org/workloads/verify",
+        body: { uid: "$response.body#/uid" },
+        description: "Verify the image digest of what this created",
+      },
+    ],
     reasons: [
       ...CREATE_RULES,
       "WORKLOAD_RESERVATION_NOT_FOUND",

@@ -44,6 +44,7 @@ const DOCUMENTED_AS: Record<string, z.ZodType> = {
   WorkloadCreate: api.WorkloadCreateByType,
   TemplateCreate: api.TemplateCreateByType,
   WorkloadPatch: api.WorkloadPatchDocumented,
+  ForkBody: api.ForkBodyDocumented,
 };
 
 /** Every zod schema exported by api/ and the admin answers, by name. */

@@ -1,9 +1,10 @@
 import type { Endpoint } from "../../api/endpoints/index.ts";
 
-/** An OpenAPI link: the target operation and where each of its path parameters comes from. */
+/** An OpenAPI link: the target operation, where each of its path parameters comes from, its body. */
 export interface OpenApiLink {
   operationId: string;
   parameters: Record<string, string>;
+  requestBody?: unknown;
   description: string;
 }
 
@@ -18,41 +19,61 @@ const needsRunning = (op: Endpoint): boolean => op.reasons.some((r) => NOT_DEPLO
  * opens operations on the object it acted on (`answers`: a deploy): one to every
  * operation on the created object or under it (WebSocket upgrades aside), so a generated client
  * or a stateful fuzzer walks create → deploy → state → logs → exec → delete. The created
- * object's parameter comes from the answer; the others from the request's own path. An
- * operation that needs a running workload (exec, files, terminals, fork, ...) is linked from
+ * object's parameter comes from the answer; a parameter the request's body names (`named`: the
+ * SSH key a workload was created with) from that body; the others from the request's own path.
+ * An operation that needs a running workload (exec, files, terminals, fork, ...) is linked from
  * what runs one (the deploy, a fork), not from a create, whose workload is not deployed yet: a
- * walk from a create goes through the deploy to reach it.
+ * walk from a create goes through the deploy to reach it. The operations an answer leads to
+ * beyond its object (`leadsTo`: a created key into a workload create) are linked as declared.
  */
 export function linksOf(
   op: Endpoint,
   endpoints: readonly Endpoint[],
   operationId: (op: Endpoint) => string,
 ): Record<string, OpenApiLink> | undefined {
-  const object = op.creates ?? op.answers;
-  if (!object) return undefined;
-  const member = object.pattern;
-  const created =
-    member.split("/").length - 1 - [...member.split("/")].reverse().findIndex((s) => s.startsWith(":"));
-  const from = object.from ?? "/uid";
-  const mine = new Set(paramsOf(op.pattern));
   const links: Record<string, OpenApiLink> = {};
-  for (const target of endpoints) {
-    if (target.websocket || target.prefix !== op.prefix) continue;
-    if (target.pattern !== member && !target.pattern.startsWith(`${member}/`)) continue;
-    if (target === op) continue;
-    if (op.creates && !needsRunning(op) && needsRunning(target)) continue;
+  const mine = new Set(paramsOf(op.pattern));
+  const object = op.creates ?? op.answers;
+  if (object) {
+    const member = object.pattern;
+    const created =
+      member.split("/").length - 1 - [...member.split("/")].reverse().findIndex((s) => s.startsWith(":"));
+    const from = object.from ?? "/uid";
+    const named = op.creates?.named ?? {};
+    for (const target of endpoints) {
+      if (target.websocket || target.prefix !== op.prefix) continue;
+      if (target.pattern !== member && !target.pattern.startsWith(`${member}/`)) continue;
+      if (target === op) continue;
+      if (op.creates && !needsRunning(op) && needsRunning(target)) continue;
+      const parameters: Record<string, string> = {};
+      target.pattern.split("/").forEach((segment, i) => {
+        if (!segment.startsWith(":")) return;
+        const param = segment.slice(1);
+        if (i === created) parameters[param] = `$response.body#${from}`;
+        else if (mine.has(param)) parameters[param] = `$request.path.${param}`;
+        else if (named[param]) parameters[param] = `$request.body#${named[param]}`;
+      });
+      const id = operationId(target);
+      links[id] = {
+        operationId: id,
+        parameters,
+        description: `${target.method} ${target.pattern} of what this created (its ${from.slice(1)} from the answer)`,
+      };
+    }
+  }
+  for (const lead of op.leadsTo ?? []) {
+    const target = endpoints.find((e) => `${e.method} ${e.pattern}` === lead.operation);
+    if (!target)
+      throw new TypeError(`${op.method} ${op.pattern} leads to ${lead.operation}, which is no endpoint`);
     const parameters: Record<string, string> = {};
-    target.pattern.split("/").forEach((segment, i) => {
-      if (!segment.startsWith(":")) return;
-      const param = segment.slice(1);
-      if (i === created) parameters[param] = `$response.body#${from}`;
-      else if (mine.has(param)) parameters[param] = `$request.path.${param}`;
-    });
+    for (const param of paramsOf(target.pattern))
+      if (mine.has(param)) parameters[param] = `$request.path.${param}`;
     const id = operationId(target);
     links[id] = {
       operationId: id,
       parameters,
-      description: `${target.method} ${target.pattern} of what this created (its ${from.slice(1)} from the answer)`,
+      ...(lead.body === undefined ? {} : { requestBody: lead.body }),
+      description: lead.description,
     };
   }
   return Object.keys(links).length ? links : undefined;

@@ -155,6 +155,19 @@ describe("the OpenAPI document and the server agree", () => {
     expect(documented({ ssh_keys: ["k", "k"] })).toBe(false);
   });
 
+  it("states a sandbox's name rule on a fork's name", () => {
+    const documented = component("ForkBody");
+    for (const [name, ok] of [
+      ["child-1", true],
+      ["child-", false],
+      ["-child", false],
+      ["Child", false],
+      ["x".repeat(33), false],
+    ] as const)
+      expect(documented({ name }), name).toBe(ok);
+    expect(documented({})).toBe(true);
+  });
+
   it("refuses a RENTAL exec whose body is not the endpoint's, as it documents one", async () => {
     const w = (await call<{ uid: string }>(server, "POST", "/orgs/demo/workloads", BASE.RENTAL)).body;
     await call(server, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
@@ -301,6 +314,36 @@ describe("the OpenAPI document and the server agree", () => {
       org: "$request.path.org",
       uid: "$request.path.uid",
       terminal: "$response.body#/id",
+    });
+    // A key or volume the create's body named: its detach takes the UID from that body.
+    expect(created.deleteOrgsByOrgWorkloadsByUidSshKeysByKey?.parameters).toEqual({
+      org: "$request.path.org",
+      uid: "$response.body#/uid",
+      key: "$request.body#/ssh_keys/0",
+    });
+    expect(created.deleteOrgsByOrgWorkloadsByUidVolumesByVolume?.parameters.volume).toBe(
+      "$request.body#/volumes/0/uid",
+    );
+    // What an answer leads to beyond its object: a created key into a workload's body, the
+    // created workload into a verify, a frozen sandbox to its thaw.
+    type BodyLink = { operationId: string; parameters: Record<string, string>; requestBody?: unknown };
+    const key = linksOf("/v3/orgs/{org}/ssh-keys", "post", "201") as Record<string, BodyLink>;
+    expect(key.postOrgsByOrgWorkloads).toMatchObject({
+      parameters: { org: "$request.path.org" },
+      requestBody: { ssh_keys: ["$response.body#/uid"] },
+    });
+    const volume = linksOf("/v3/orgs/{org}/volumes", "post", "201") as Record<string, BodyLink>;
+    expect(volume.postOrgsByOrgWorkloads?.requestBody).toEqual({
+      type: "RENTAL",
+      volumes: [{ uid: "$response.body#/uid", mount_path: "/data" }],
+    });
+    expect((created as Record<string, BodyLink>).postOrgsByOrgWorkloadsVerify?.requestBody).toEqual({
+      uid: "$response.body#/uid",
+    });
+    const frozen = linksOf("/v3/orgs/{org}/workloads/{uid}/freeze", "post", "200");
+    expect(frozen.postOrgsByOrgWorkloadsByUidThaw?.parameters).toEqual({
+      org: "$request.path.org",
+      uid: "$request.path.uid",
     });
     for (const [path, method, status] of [
       ["/v3/orgs/{org}/volumes", "post", "201"],

@@ -1,11 +1,16 @@
-"""The failures Schemathesis may report that are the contract's own answer, each with its reason.
+"""The failures Schemathesis may report that are the contract's own answer, each with its reason,
+and the server data (inventory, images, templates) a valid create names.
 
 Only a 400 to a schema-valid request (ST202), only on the operations named, and only with the
 reason code named: a rule no schema of that operation can state. Every other failure fails the
 run. Keep this list short: a rule a schema can state belongs in the document (api/).
 """
 
+import time
+
+import requests
 import schemathesis
+from hypothesis import strategies as st
 
 W = "/v3/orgs/{org}/workloads/{uid}"
 SANDBOX_ONLY = [
@@ -101,3 +106,92 @@ def filter_failure(context, failure, case, response):
     if key[0] == "POST /v3/orgs/{org}/templates":
         return not any(words in response.text for words in MANIFEST_WORDS)
     return False
+
+
+# Server data no schema can list (cws serve's built-in seed: server/seed/data.ts; each field's
+# description says where a client finds it), by workload type, so that most creates are accepted
+# and the stateful phase goes on from them. A dictionary in schemathesis.toml cannot tie a value
+# to the body's `type`: a BM resource drawn for a VM is a 404 WORKLOAD_RESOURCE_TYPE_MISMATCH.
+RENTAL_RESOURCES = ["gpu-rental-small", "cpu-rental-small"]
+SERVER_DATA = {
+    "RENTAL": {"resource_name": RENTAL_RESOURCES},
+    "VM": {"resource_name": ["vm-standard", "vm-gpu"], "image": ["ubuntu-22.04", "debian-12"]},
+    "BM": {"resource_name": ["bm-h100-8x"], "image": ["ubuntu-22.04-cuda", "rocky-9"], "region": ["us-east-1"]},
+    "SANDBOX": {"resource_name": ["sandbox-small"], "image": ["tpl-ubuntu-headless", "tpl-ubuntu-desktop"]},
+}
+
+
+# UIDs of objects the server makes: generated ones name nothing, so a valid body leaves them out
+# (unless its type requires them: BM's ssh_keys); the links put real ones in (a created key into
+# `ssh_keys`, a created volume into `volumes`).
+MADE_BY_THE_SERVER = {"ssh_keys", "volumes", "reservation_uid"}
+REQUIRED = {"BM": {"ssh_keys"}}
+
+
+def _with_server_data(case, fields, required=frozenset()):
+    """Most of the time, the case with `fields` drawn from the server's data and generated UIDs
+    left out; else as generated."""
+    choices = st.fixed_dictionaries({name: st.sampled_from(values) for name, values in fields.items()})
+
+    def apply(drawn):
+        keep, values = drawn
+        if not keep:
+            body = {k: v for k, v in case.body.items() if k not in MADE_BY_THE_SERVER or k in required}
+            case.body = {**body, **values}
+        return case
+
+    # Nine draws in ten take the server's data; Hypothesis leans to the smallest integer, so that
+    # is one of the nine.
+    return st.tuples(st.integers(0, 9).map(lambda n: n == 9), choices).map(apply)
+
+
+def _positive_object(case):
+    meta = case.meta
+    return isinstance(case.body, dict) and meta is not None and meta.generation.mode.is_positive
+
+
+@schemathesis.hook("flatmap_case").apply_to(method="POST", path="/v3/orgs/{org}/workloads")
+def workload_server_data(context, case):
+    """A valid workload body names a resource, image and region of its own type. Negative cases
+    are left as generated: they must stay invalid."""
+    if not _positive_object(case) or case.body.get("type") not in SERVER_DATA:
+        return st.just(case)
+    kind = case.body["type"]
+    return _with_server_data(case, SERVER_DATA[kind], REQUIRED.get(kind, frozenset()))
+
+
+@schemathesis.hook("flatmap_case").apply_to(method="POST", path="/v3/orgs/{org}/volumes")
+def volume_server_data(context, case):
+    """A volume is mounted on a RENTAL workload and names a rental resource."""
+    if not _positive_object(case):
+        return st.just(case)
+    return _with_server_data(case, {"resource_name": RENTAL_RESOURCES})
+
+
+# Spec 4.2's sandbox workflow: "deploy, poll state until running, then use exec, files, terminals".
+# A deploy (or a fork, or a thaw) answers while the workload is still provisioning; the client
+# waits for it before the next step, as a program would, so that the walks reach what a running
+# workload takes.
+STARTS = ("/deploy", "/fork", "/thaw")
+SETTLED = 10.0
+
+
+@schemathesis.hook
+def after_call(context, case, response):
+    """After a deploy, fork or thaw that was accepted, poll the workload's state until it settles."""
+    if case.method.upper() != "POST" or not case.operation.path.endswith(STARTS):
+        return
+    if not 200 <= response.status_code < 300:
+        return
+    try:
+        uid = response.json()["uid"]
+    except Exception:  # not a workload answer: nothing to wait for
+        return
+    url = response.request.url.split("/v3/", 1)[0] + f"/v3/orgs/{case.path_parameters['org']}/workloads/{uid}/state"
+    headers = {"Authorization": response.request.headers["Authorization"]}
+    deadline = time.monotonic() + SETTLED
+    while time.monotonic() < deadline:
+        state = requests.get(url, headers=headers, timeout=5)
+        if state.status_code != 200 or state.json().get("status") != "provisioning":
+            return
+        time.sleep(0.05)

@@ -170,6 +170,11 @@ export async function runSchemathesis(opts: SchemathesisOptions): Promise<Schema
       String(opts.maxExamples),
       "--workers",
       String(opts.workers ?? 2),
+      // The service's own paths (the admin surface is the server's, not the contract). Written
+      // out, so that GET /v3/openapi.json is tested too: Schemathesis leaves out the operation
+      // it loaded the document from unless a filter selects it.
+      "--include-path-regex",
+      "^/v3/",
       "--report",
       "har",
       "--report-dir",
