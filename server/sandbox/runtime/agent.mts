@@ -181,8 +181,26 @@ const handlers: Record<string, (req: Msg) => Promise<Msg>> = {
   desktopConnect: (req) => desktopConnect(String(req.token)),
 };
 
-const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-rl.on("line", (line) => {
+/**
+ * Calls onLine for each "\n"-terminated line of the control channel. Not readline: it also ends
+ * a line at U+2028 and U+2029, which JSON.stringify leaves raw inside strings, so a request
+ * carrying one (an SSH key comment, an exec command) would never be read and its caller would
+ * wait out the request's timeout.
+ */
+function onControlLine(onLine: (line: string) => void, onClose: () => void): void {
+  let pending = "";
+  process.stdin.setEncoding("utf8");
+  process.stdin.on("data", (chunk: string) => {
+    pending += chunk;
+    for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
+      onLine(pending.slice(0, nl));
+      pending = pending.slice(nl + 1);
+    }
+  });
+  process.stdin.on("end", onClose);
+}
+
+function serve(line: string): void {
   let req: Msg;
   try {
     req = JSON.parse(line) as Msg;
@@ -200,9 +218,9 @@ rl.on("line", (line) => {
       send({ id: req.id, ok: false, code: e.code, message: e.message });
     },
   );
-});
-// The host went away: nothing left to serve (bwrap --die-with-parent kills us anyway).
-rl.on("close", () => process.exit(0));
+}
+// On end, the host went away: nothing left to serve (bwrap --die-with-parent kills us anyway).
+onControlLine(serve, () => process.exit(0));
 
 // ---------------------------------------------------------------------------------------
 // exec

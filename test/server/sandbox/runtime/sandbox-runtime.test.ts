@@ -130,4 +130,17 @@ describe("ssh keys", () => {
     await expect(rt.installSshKey(id, "ssh-ed25519 AAAA\nssh-rsa BBBB")).rejects.toThrow(TypeError);
     await rt.destroy(id);
   });
+
+  it("takes a request carrying U+2028 or U+2029 (JSON leaves them raw) at once", async () => {
+    const id = nextId("sep");
+    await rt.start(id, { hostname: "sep-box", desktop: false });
+    // A key whose comment holds the separators an OpenSSH key line allows (spec 2.9).
+    const key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBvX3q1 a\u2028b\u2029c";
+    const started = Date.now();
+    await rt.installSshKey(id, key);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await sh(id, "cat /root/.ssh/authorized_keys")).toBe(`${key}\n`);
+    expect((await rt.exec(id, "printf '%s' 'x\u2028y'", 5)).stdout).toBe("x\u2028y");
+    await rt.destroy(id);
+  });
 });
