@@ -169,29 +169,36 @@ def volume_server_data(context, case):
 
 
 # Spec 4.2's sandbox workflow: "deploy, poll state until running, then use exec, files, terminals".
-# A deploy (or a fork, or a thaw) answers while the workload is still provisioning; the client
-# waits for it before the next step, as a program would, so that the walks reach what a running
-# workload takes.
-STARTS = ("/deploy", "/fork", "/thaw")
+# A deploy (or a fork, or a thaw) answers while the workload is still provisioning, and a publish
+# while its template is PENDING; the client waits for them before its next step, as a program
+# would, so that the walks reach what a running workload and a READY template take.
+WAITS = {
+    # path suffix -> (the object's URL under the org, the status it leaves)
+    "/deploy": ("workloads/{uid}/state", "provisioning"),
+    "/fork": ("workloads/{uid}/state", "provisioning"),
+    "/thaw": ("workloads/{uid}/state", "provisioning"),
+    "/publish": ("sandbox-templates/{uid}", "PENDING"),
+}
 SETTLED = 10.0
 
 
 @schemathesis.hook
 def after_call(context, case, response):
-    """After a deploy, fork or thaw that was accepted, poll the workload's state until it settles."""
-    if case.method.upper() != "POST" or not case.operation.path.endswith(STARTS):
-        return
-    if not 200 <= response.status_code < 300:
+    """After a deploy, fork, thaw or publish that was accepted, poll what it made until it settles."""
+    wait = next((w for suffix, w in WAITS.items() if case.operation.path.endswith(suffix)), None)
+    if wait is None or case.method.upper() != "POST" or not 200 <= response.status_code < 300:
         return
     try:
         uid = response.json()["uid"]
-    except Exception:  # not a workload answer: nothing to wait for
+    except Exception:  # not an object's answer: nothing to wait for
         return
-    url = response.request.url.split("/v3/", 1)[0] + f"/v3/orgs/{case.path_parameters['org']}/workloads/{uid}/state"
+    path, passing = wait
+    org = case.path_parameters["org"]
+    url = response.request.url.split("/v3/", 1)[0] + f"/v3/orgs/{org}/" + path.format(uid=uid)
     headers = {"Authorization": response.request.headers["Authorization"]}
     deadline = time.monotonic() + SETTLED
     while time.monotonic() < deadline:
-        state = requests.get(url, headers=headers, timeout=5)
-        if state.status_code != 200 or state.json().get("status") != "provisioning":
+        answer = requests.get(url, headers=headers, timeout=5)
+        if answer.status_code != 200 or answer.json().get("status") != passing:
             return
         time.sleep(0.05)
