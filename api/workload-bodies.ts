@@ -190,7 +190,7 @@ export const WorkloadCreateByType = byType(BY_TYPE, "WorkloadCreate");
 /**
  * The PATCH body as the document states it: WorkloadPatch with the name rule of RENTAL, VM and BM
  * workloads (a SANDBOX name must also neither start nor end with a hyphen; the path does not say
- * the type) and the SSH key list of the create bodies.
+ * the type), the SSH key list of the create bodies and an image without whitespace.
  */
 export const WorkloadPatchDocumented = WorkloadPatch.extend({
   name: workloadName("RENTAL")
@@ -199,6 +199,14 @@ export const WorkloadPatchDocumented = WorkloadPatch.extend({
     })
     .optional(),
   ssh_keys: REFERENCES.ssh_keys,
+  // No type's image holds whitespace: a RENTAL's is a container reference, a VM's or BM's a name
+  // of its image list.
+  image: z
+    .string()
+    .min(1)
+    .regex(NO_WHITESPACE)
+    .meta({ description: "RENTAL: a container image reference; VM, BM: a name of their image list" })
+    .optional(),
 });
 
 /** The fork body as the document states it: the child is a sandbox, its name a sandbox's. */

@@ -144,7 +144,7 @@ describe("the OpenAPI document and the server agree", () => {
     expect(accepted).toBeGreaterThan(20);
   });
 
-  it("states the name rule on a PATCH, as the server keeps it for a RENTAL workload", async () => {
+  it("states the name and image rules on a PATCH, as the server keeps them for a RENTAL workload", async () => {
     const documented = component("WorkloadPatch");
     const created = await call<{ uid: string }>(server, "POST", "/orgs/demo/workloads", BASE.RENTAL);
     for (const name of ["a-b", "Web", "a b", "", "x".repeat(33)]) {
@@ -153,6 +153,10 @@ describe("the OpenAPI document and the server agree", () => {
       if (res.status !== 200) expectError(res, 400, "WORKLOAD_NAME_INVALID");
     }
     expect(documented({ ssh_keys: ["k", "k"] })).toBe(false);
+    for (const image of ["nginx:1.27", "nginx 1.27"]) {
+      const res = await call(server, "PATCH", `/orgs/demo/workloads/${created.body.uid}`, { image });
+      expect(documented({ image }), image).toBe(res.status === 200);
+    }
   });
 
   it("states a sandbox's name rule on a fork's name", () => {
