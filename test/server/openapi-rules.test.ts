@@ -172,6 +172,17 @@ describe("the OpenAPI document and the server agree", () => {
     expect(documented({})).toBe(true);
   });
 
+  it("states an access ticket's lifetime range", () => {
+    const documented = component("TicketBody");
+    for (const [ttl_sec, ok] of [
+      [1, true],
+      [300, true],
+      [0, false],
+      [301, false],
+    ] as const)
+      expect(documented({ ttl_sec }), String(ttl_sec)).toBe(ok);
+  });
+
   it("refuses a RENTAL exec whose body is not the endpoint's, as it documents one", async () => {
     const w = (await call<{ uid: string }>(server, "POST", "/orgs/demo/workloads", BASE.RENTAL)).body;
     await call(server, "POST", `/orgs/demo/workloads/${w.uid}/deploy`);
