@@ -13,7 +13,7 @@ describe("Schemathesis against cws serve", () => {
     const r = await runSchemathesis({
       seed: 1,
       maxExamples: 10,
-      scenarios: 40,
+      scenarios: 60,
       phases: ["fuzzing", "stateful"],
     });
     const failures = r.output.split("=== FAILURES ===")[1]?.split("=== SUMMARY ===")[0] ?? "";
@@ -21,18 +21,22 @@ describe("Schemathesis against cws serve", () => {
       failures: {},
       exitCode: 0,
     });
-    expect(r.cases).toBeGreaterThan(300);
-    // Creates are accepted and their links followed: workloads are read, deployed and deleted.
+    expect(r.cases).toBeGreaterThan(1000);
+    // Every documented operation is tested, the document's own among them; creates are accepted
+    // and their links followed: workloads are read, deployed, verified and deleted.
+    expect(r.tested).toBe(r.operations.length);
     for (const op of [
+      "GET /v3/openapi.json",
       "POST /v3/orgs/{org}/workloads",
       "GET /v3/orgs/{org}/workloads/{uid}",
       "POST /v3/orgs/{org}/workloads/{uid}/deploy",
+      "POST /v3/orgs/{org}/workloads/verify",
       "DELETE /v3/orgs/{org}/workloads/{uid}",
       "POST /v3/orgs/{org}/ssh-keys",
       "POST /v3/orgs/{org}/volumes",
     ])
       expect(r.reached, op).toContain(op);
-    expect(r.links.total).toBeGreaterThan(60);
-    expect(r.links.covered).toBeGreaterThan(10);
+    expect(r.links.total).toBeGreaterThanOrEqual(80);
+    expect(r.links.covered).toBeGreaterThan(25);
   }, 240_000);
 });

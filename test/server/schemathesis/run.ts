@@ -53,6 +53,8 @@ export interface SchemathesisResult {
   links: { covered: number; total: number };
   /** Documented operations (admin and WebSocket aside) and those answered a 2xx at least once. */
   operations: string[];
+  /** Operations Schemathesis tested (its summary's "Tested"). */
+  tested: number;
   reached: string[];
   seconds: number;
   output: string;
@@ -221,6 +223,7 @@ export async function runSchemathesis(opts: SchemathesisOptions): Promise<Schema
         total: count(output, /API Links:\s+\d+ covered \/ \d+ selected \/ (\d+) total/),
       },
       operations,
+      tested: count(output, /Tested:\s+(\d+)/),
       reached: [...reached].sort(),
       seconds: (Date.now() - started) / 1000,
       output,
