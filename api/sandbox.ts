@@ -78,6 +78,19 @@ export type FileContent = z.infer<typeof FileContent>;
 
 export const TicketBody = z.strictObject({ ttl_sec: z.number().int().optional() });
 export type TicketBody = z.infer<typeof TicketBody>;
+/**
+ * The access ticket body as the document states it: its lifetime's range (spec 4.2). The server
+ * parses TicketBody and checks the range itself, answering WORKLOAD_ACCESS_TICKET_TTL_INVALID.
+ */
+export const TicketBodyDocumented = TicketBody.extend({
+  ttl_sec: z
+    .number()
+    .int()
+    .min(LIMITS.ticketTtlMinSec)
+    .max(LIMITS.ticketTtlMaxSec)
+    .meta({ description: `seconds the ticket stays valid (default ${LIMITS.ticketTtlDefaultSec})` })
+    .optional(),
+});
 export const Ticket = z.object({ ticket: z.string(), expires_at: Timestamp });
 export type Ticket = z.infer<typeof Ticket>;
 

@@ -15,7 +15,7 @@ import { NAME_RULES } from "./names.ts";
 import { SLUG } from "./common.ts";
 import { HOSTNAME, NO_WHITESPACE } from "./workload-rules.ts";
 import { createAccepts, WORKLOAD_FIELD_NAMES } from "./workload-fields.ts";
-import { ForkBody, TicketBody } from "./sandbox.ts";
+import { ForkBody } from "./sandbox.ts";
 import { Port, WorkloadCreate, WorkloadPatch, WORKLOAD_TYPES, type WorkloadType } from "./workload.ts";
 
 const CREATE_SHAPE = WorkloadCreate.shape;
@@ -211,14 +211,3 @@ export const WorkloadPatchDocumented = WorkloadPatch.extend({
 
 /** The fork body as the document states it: the child is a sandbox, its name a sandbox's. */
 export const ForkBodyDocumented = ForkBody.extend({ name: workloadName("SANDBOX").optional() });
-
-/** The access ticket body as the document states it: its lifetime's range (spec 4.2). */
-export const TicketBodyDocumented = TicketBody.extend({
-  ttl_sec: z
-    .number()
-    .int()
-    .min(LIMITS.ticketTtlMinSec)
-    .max(LIMITS.ticketTtlMaxSec)
-    .meta({ description: `seconds the ticket stays valid (default ${LIMITS.ticketTtlDefaultSec})` })
-    .optional(),
-});
