@@ -61,6 +61,24 @@ export interface ServerProcessOptions {
   rateLimit?: string;
   /** Environment variables of the process, beside those of this one (kept across restart). */
   env?: Record<string, string>;
+  /**
+   * A process group of its own, which close() kills whole once the process has ended (or after
+   * GROUP_GRACE_MS of SIGTERM): what it started (sandboxes) goes with it whatever happened.
+   */
+  processGroup?: boolean;
+}
+
+/** How long a server in a process group of its own gets to stop its sandboxes after SIGTERM. */
+const GROUP_GRACE_MS = 10_000;
+
+/** SIGKILL to the process group `pid` leads; nothing if it is gone. */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // the group is gone
+  }
 }
 
 /** A reference server running as `cws serve` in a child process. */
@@ -141,6 +159,7 @@ async function inChildProcess(
   const child = spawn(process.execPath, [CLI, ...args], {
     stdio: ["ignore", "ignore", "pipe"],
     env: opts.env ? { ...process.env, ...opts.env } : process.env,
+    detached: opts.processGroup ?? false,
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const baseUrl = await new Promise<string>((resolve, reject) => {
@@ -154,7 +173,11 @@ async function inChildProcess(
   });
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    if (!opts.processGroup) return exited;
+    const timer = setTimeout(() => killGroup(child.pid), GROUP_GRACE_MS);
     await exited;
+    clearTimeout(timer);
+    killGroup(child.pid);
   };
   const origin = baseUrl.replace(/\/v3$/, "");
   return {

@@ -7,7 +7,7 @@
  * SANDBOX_CAPACITY sandboxes, so the real processes the fuzzer starts stay few; it is stopped
  * (SIGTERM, which stops its sandboxes, then SIGKILL of the group) whatever the run's outcome.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import {
   copyFileSync,
   existsSync,
@@ -22,9 +22,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SCHEMATHESIS_BIN } from "../../../scripts/toolchain/languages.ts";
 import { DEFAULT_SEED } from "../../../server/seed/data.ts";
+import { startTestServer } from "../../helpers/server.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const REPO = join(HERE, "..", "..", "..");
 /**
  * Sandboxes the server may run at once during a run. The walks deploy sandboxes and seldom
  * delete them: at 4, a 400-scenario run had its last deploys refused (503, no capacity).
@@ -60,57 +60,6 @@ export interface SchemathesisResult {
   output: string;
 }
 
-/** Starts `cws serve` on a free port; resolves with its origin. */
-async function startServe(seedFile: string): Promise<{ child: ChildProcess; origin: string }> {
-  const child = spawn(
-    join(REPO, "node_modules", ".bin", "node"),
-    // A deploy is running at once, so the walks reach what a running workload takes.
-    [
-      join(REPO, "cli", "cws.ts"),
-      "serve",
-      "--port",
-      "0",
-      "--quiet",
-      "--seed",
-      seedFile,
-      "--provision-delay-ms",
-      "0",
-    ],
-    { cwd: REPO, detached: true, stdio: ["ignore", "ignore", "pipe"] },
-  );
-  const origin = await new Promise<string>((resolve, reject) => {
-    let err = "";
-    child.stderr!.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on (http:\/\/[^/\s]+)\/v3/.exec(err);
-      if (m) resolve(m[1]!);
-    });
-    child.on("exit", (code) => reject(new Error(`cws serve exited (${code}): ${err}`)));
-  });
-  return { child, origin };
-}
-
-/** Stops the server and what it started: SIGTERM (it stops its sandboxes), then the whole group. */
-async function stopServe(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }, 10_000);
-  await exited;
-  clearTimeout(timer);
-  try {
-    process.kill(-child.pid!, "SIGKILL");
-  } catch {
-    // the group is gone
-  }
-}
-
 const count = (text: string, re: RegExp): number => Number(re.exec(text)?.[1] ?? 0);
 
 /** The documented operation a request went to: its method and path template. */
@@ -141,7 +90,14 @@ export async function runSchemathesis(opts: SchemathesisOptions): Promise<Schema
   for (const item of seed.inventory) if (item.type === "sandbox") item.capacity = SANDBOX_CAPACITY;
   const seedFile = join(dir, "seed.json");
   writeFileSync(seedFile, JSON.stringify(seed));
-  const { child, origin } = await startServe(seedFile);
+  // A deploy is running at once, so the walks reach what a running workload takes.
+  const server = await startTestServer({
+    subprocess: true,
+    seed: seedFile,
+    provisionDelayMs: 0,
+    processGroup: true,
+  });
+  const origin = server.origin;
   const started = Date.now();
   try {
     const doc = (await (await fetch(`${origin}/v3/openapi.json`)).json()) as {
@@ -229,7 +185,7 @@ export async function runSchemathesis(opts: SchemathesisOptions): Promise<Schema
       output,
     };
   } finally {
-    await stopServe(child);
+    await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
