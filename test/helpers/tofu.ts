@@ -19,7 +19,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { inflateRawSync } from "node:zlib";
+import { zipEntries } from "../../scripts/release/reproducible.ts";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { runProcess } from "../../scripts/run.ts";
 import { TERRAFORM_VERSION, terraformPath } from "../../scripts/toolchain/terraform.ts";
@@ -189,23 +189,5 @@ export const words = (r: TofuRun) => r.output.replace(/\s+/g, " ");
  * uncompressed: what a search of the plan file for a secret must look at.
  */
 export function planFileEntries(path: string): Record<string, Buffer> {
-  const zip = readFileSync(path);
-  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  if (end < 0) throw new Error(`${path} is not a zip archive`);
-  const count = zip.readUInt16LE(end + 10);
-  let at = zip.readUInt32LE(end + 16);
-  const out: Record<string, Buffer> = {};
-  for (let i = 0; i < count; i++) {
-    const method = zip.readUInt16LE(at + 10);
-    const size = zip.readUInt32LE(at + 20);
-    const nameLength = zip.readUInt16LE(at + 28);
-    const skip = nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
-    const name = zip.toString("utf8", at + 46, at + 46 + nameLength);
-    const local = zip.readUInt32LE(at + 42);
-    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    const data = zip.subarray(start, start + size);
-    out[name] = method === 8 ? inflateRawSync(data) : Buffer.from(data);
-    at += 46 + skip;
-  }
-  return out;
+  return Object.fromEntries(zipEntries(readFileSync(path)).map((e) => [e.name, e.data]));
 }

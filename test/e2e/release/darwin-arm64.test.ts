@@ -2,14 +2,14 @@
  * The darwin-arm64 executable, checked as far as a Linux machine can (it cannot run here): the
  * release's archives of darwin-arm64 (scripts/release/cached.ts: built once per inputs) hold one
  * Mach-O arm64 executable, signed ad hoc with a signature whose every hash matches the file (and
- * no longer once a byte of the blob changes), as rcodesign also reads it, its SEA fuse blown where the Node build's is not, and in its
- * NODE_SEA segment the blob Node 22.20.0 writes for this checkout's bundle, byte for byte.
+ * no longer once a byte of the blob changes), as rcodesign also reads it, its SEA fuse blown where
+ * the Node build's is not, and in its NODE_SEA segment the blob Node 22.20.0 writes for this
+ * checkout's bundle, byte for byte.
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { inflateRawSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleExecutable } from "../../../scripts/release/bundle.ts";
 import { cachedRelease } from "../../../scripts/release/cached.ts";
@@ -27,6 +27,7 @@ import {
   providerExecutableName,
   pulumiArchiveName,
 } from "../../../scripts/release/release.ts";
+import { zipEntries } from "../../../scripts/release/reproducible.ts";
 import { MACHO_SEA_SECTION, MACHO_SEA_SEGMENT, writeBlob } from "../../../scripts/release/sea.ts";
 import { zipName } from "../../../scripts/release/terraform-assets.ts";
 import { rcodesign } from "../../../scripts/release/tools.ts";
@@ -54,12 +55,10 @@ describe("the darwin-arm64 executable", () => {
     expect(exe.readUInt32LE(4)).toBe(0x0100000c); // CPU_TYPE_ARM64
     await run("tar", ["-xzf", join(release, cwsArchiveName(VERSION, DARWIN_ARM64)), "-C", dir]);
     expect(sha(readFileSync(join(dir, "cws")))).toBe(sha(exe));
-    // The zip's one entry (archive.ts: deflated, no data descriptor).
-    const zip = readFileSync(join(release, zipName(VERSION, "darwin", "arm64")));
-    const name = zip.toString("utf8", 30, 30 + zip.readUInt16LE(26));
-    expect(name).toBe(providerExecutableName(VERSION, DARWIN_ARM64));
-    const start = 30 + zip.readUInt16LE(26) + zip.readUInt16LE(28);
-    expect(sha(inflateRawSync(zip.subarray(start, start + zip.readUInt32LE(18))))).toBe(sha(exe));
+    // The zip's one entry.
+    const entries = zipEntries(readFileSync(join(release, zipName(VERSION, "darwin", "arm64"))));
+    expect(entries.map((e) => e.name)).toEqual([providerExecutableName(VERSION, DARWIN_ARM64)]);
+    expect(sha(entries[0]!.data)).toBe(sha(exe));
   });
 
   it("is signed ad hoc: every hash of its signature matches, and a changed byte of the blob does not", async () => {
