@@ -308,7 +308,10 @@ describe("the OpenAPI document and the server agree", () => {
     const linksOf = (path: string, method: string, status: string) =>
       (
         doc.paths[path]![method]!.responses[status] as {
-          links?: Record<string, { operationId: string; parameters: Record<string, string> }>;
+          links?: Record<
+            string,
+            { operationId: string; parameters: Record<string, string>; requestBody?: unknown }
+          >;
         }
       ).links ?? {};
     const created = linksOf("/v3/orgs/{org}/workloads", "post", "201");
@@ -341,18 +344,17 @@ describe("the OpenAPI document and the server agree", () => {
     );
     // What an answer leads to beyond its object: a created key into a workload's body, the
     // created workload into a verify, a frozen sandbox to its thaw.
-    type BodyLink = { operationId: string; parameters: Record<string, string>; requestBody?: unknown };
-    const key = linksOf("/v3/orgs/{org}/ssh-keys", "post", "201") as Record<string, BodyLink>;
+    const key = linksOf("/v3/orgs/{org}/ssh-keys", "post", "201");
     expect(key.postOrgsByOrgWorkloads).toMatchObject({
       parameters: { org: "$request.path.org" },
       requestBody: { ssh_keys: ["$response.body#/uid"] },
     });
-    const volume = linksOf("/v3/orgs/{org}/volumes", "post", "201") as Record<string, BodyLink>;
+    const volume = linksOf("/v3/orgs/{org}/volumes", "post", "201");
     expect(volume.postOrgsByOrgWorkloads?.requestBody).toEqual({
       type: "RENTAL",
       volumes: [{ uid: "$response.body#/uid", mount_path: "/data" }],
     });
-    expect((created as Record<string, BodyLink>).postOrgsByOrgWorkloadsVerify?.requestBody).toEqual({
+    expect(created.postOrgsByOrgWorkloadsVerify?.requestBody).toEqual({
       uid: "$response.body#/uid",
     });
     const frozen = linksOf("/v3/orgs/{org}/workloads/{uid}/freeze", "post", "200");
