@@ -31,20 +31,35 @@ export function linksOf(
   endpoints: readonly Endpoint[],
   operationId: (op: Endpoint) => string,
 ): Record<string, OpenApiLink> | undefined {
-  const links: Record<string, OpenApiLink> = {};
-  const mine = new Set(paramsOf(op.pattern));
+  const links = [...memberLinks(op, endpoints), ...leadLinks(op, endpoints)];
+  if (!links.length) return undefined;
+  return Object.fromEntries(
+    links.map(({ target, link }) => [operationId(target), { operationId: operationId(target), ...link }]),
+  );
+}
+
+type Linked = { target: Endpoint; link: Omit<OpenApiLink, "operationId"> };
+
+/** The links to the operations on the object `op` creates or answers (`creates`, `answers`). */
+function memberLinks(op: Endpoint, endpoints: readonly Endpoint[]): Linked[] {
   const object = op.creates ?? op.answers;
-  if (object) {
-    const member = object.pattern;
-    const created =
-      member.split("/").length - 1 - [...member.split("/")].reverse().findIndex((s) => s.startsWith(":"));
-    const from = object.from ?? "/uid";
-    const named = op.creates?.named ?? {};
-    for (const target of endpoints) {
-      if (target.websocket || target.prefix !== op.prefix) continue;
-      if (target.pattern !== member && !target.pattern.startsWith(`${member}/`)) continue;
-      if (target === op) continue;
-      if (op.creates && !needsRunning(op) && needsRunning(target)) continue;
+  if (!object) return [];
+  const mine = new Set(paramsOf(op.pattern));
+  const member = object.pattern;
+  const created =
+    member.split("/").length - 1 - [...member.split("/")].reverse().findIndex((s) => s.startsWith(":"));
+  const from = object.from ?? "/uid";
+  const named = op.creates?.named ?? {};
+  return endpoints
+    .filter(
+      (target) =>
+        !target.websocket &&
+        target.prefix === op.prefix &&
+        (target.pattern === member || target.pattern.startsWith(`${member}/`)) &&
+        target !== op &&
+        !(op.creates && !needsRunning(op) && needsRunning(target)),
+    )
+    .map((target) => {
       const parameters: Record<string, string> = {};
       target.pattern.split("/").forEach((segment, i) => {
         if (!segment.startsWith(":")) return;
@@ -53,28 +68,22 @@ export function linksOf(
         else if (mine.has(param)) parameters[param] = `$request.path.${param}`;
         else if (named[param]) parameters[param] = `$request.body#${named[param]}`;
       });
-      const id = operationId(target);
-      links[id] = {
-        operationId: id,
-        parameters,
-        description: `${target.method} ${target.pattern} of what this created (its ${from.slice(1)} from the answer)`,
-      };
-    }
-  }
-  for (const lead of op.leadsTo ?? []) {
+      const description = `${target.method} ${target.pattern} of what this created (its ${from.slice(1)} from the answer)`;
+      return { target, link: { parameters, description } };
+    });
+}
+
+/** The links `op` declares beyond its object (`leadsTo`), path parameters from its own path. */
+function leadLinks(op: Endpoint, endpoints: readonly Endpoint[]): Linked[] {
+  const mine = new Set(paramsOf(op.pattern));
+  return (op.leadsTo ?? []).map((lead) => {
     const target = endpoints.find((e) => `${e.method} ${e.pattern}` === lead.operation);
     if (!target)
       throw new TypeError(`${op.method} ${op.pattern} leads to ${lead.operation}, which is no endpoint`);
     const parameters: Record<string, string> = {};
     for (const param of paramsOf(target.pattern))
       if (mine.has(param)) parameters[param] = `$request.path.${param}`;
-    const id = operationId(target);
-    links[id] = {
-      operationId: id,
-      parameters,
-      ...(lead.body === undefined ? {} : { requestBody: lead.body }),
-      description: lead.description,
-    };
-  }
-  return Object.keys(links).length ? links : undefined;
+    const body = lead.body === undefined ? {} : { requestBody: lead.body };
+    return { target, link: { parameters, ...body, description: lead.description } };
+  });
 }
