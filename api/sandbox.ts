@@ -76,21 +76,22 @@ export type FileBody = z.infer<typeof FileBody>;
 export const FileContent = z.object({ path: z.string(), content_b64: z.string() });
 export type FileContent = z.infer<typeof FileContent>;
 
-export const TicketBody = z.strictObject({ ttl_sec: z.number().int().optional() });
-export type TicketBody = z.infer<typeof TicketBody>;
 /**
- * The access ticket body as the document states it: its lifetime's range (spec 4.2). The server
- * parses TicketBody and checks the range itself, answering WORKLOAD_ACCESS_TICKET_TTL_INVALID.
+ * An access ticket's lifetime: its range (spec 4.2) is checked by the route
+ * (WORKLOAD_ACCESS_TICKET_TTL_INVALID, with its own words); the document states it.
  */
-export const TicketBodyDocumented = TicketBody.extend({
+export const TicketBody = z.strictObject({
   ttl_sec: z
     .number()
     .int()
-    .min(LIMITS.ticketTtlMinSec)
-    .max(LIMITS.ticketTtlMaxSec)
-    .meta({ description: `seconds the ticket stays valid (default ${LIMITS.ticketTtlDefaultSec})` })
+    .meta({
+      minimum: LIMITS.ticketTtlMinSec,
+      maximum: LIMITS.ticketTtlMaxSec,
+      description: `seconds the ticket stays valid (default ${LIMITS.ticketTtlDefaultSec})`,
+    })
     .optional(),
 });
+export type TicketBody = z.infer<typeof TicketBody>;
 export const Ticket = z.object({ ticket: z.string(), expires_at: Timestamp });
 export type Ticket = z.infer<typeof Ticket>;
 
