@@ -207,6 +207,8 @@ export const WORKLOADS = endpointGroup("workloads", {
     method: "DELETE",
     pattern: `${W}/ssh-keys/:key`,
     summary: "Detach an SSH key",
+    description:
+      "A BM workload keeps at least one SSH key: detaching its last one answers 400 `WORKLOAD_BM_SSH_KEYS_REQUIRED` (whether a key is the last depends on the stored workload, which no schema can state).",
     responses: noContent,
     reasons: [
       ...WL,

@@ -10,7 +10,7 @@ import { publicKeyProblem, SSH_PUBLIC_KEY, validateWorkloadCreate, WORKLOAD_TYPE
 import type { OpenApiDocument } from "../../server/openapi/document.ts";
 import { call, expectError } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
-import { PUBLIC_KEY, waitForStatus } from "./fixtures.ts";
+import { bm, create, PUBLIC_KEY, waitForStatus } from "./fixtures.ts";
 
 describe("the OpenAPI document and the server agree", () => {
   const server = useTestServer();
@@ -289,6 +289,17 @@ describe("the OpenAPI document and the server agree", () => {
     const volume = { name: "v", size_in_mb: 10, resource_name: "nope" };
     expect(component("VolumeCreate")(volume)).toBe(true);
     expectError(await call(server, "POST", "/orgs/demo/volumes", volume), 404, "VOLUME_RESOURCE_NOT_FOUND");
+  });
+
+  it("states on a detach that a BM workload keeps its last SSH key, as the server answers", async () => {
+    const detach = doc.paths["/v3/orgs/{org}/workloads/{uid}/ssh-keys/{key}"]!.delete!;
+    expect(detach.description).toMatch(/BM workload keeps at least one SSH key.*400 `WORKLOAD_BM_SSH_KEYS_REQUIRED`/);
+    expect(detach["x-reasons"]).toContain("WORKLOAD_BM_SSH_KEYS_REQUIRED");
+    const body = await bm(server);
+    const metal = await create(server, body);
+    const [key] = body.ssh_keys as string[];
+    const res = await call(server, "DELETE", `/orgs/demo/workloads/${metal.uid}/ssh-keys/${key}`);
+    expectError(res, 400, "WORKLOAD_BM_SSH_KEYS_REQUIRED");
   });
 
   it("states the terminal id rule on the path parameter", async () => {

@@ -51,6 +51,8 @@ ACCEPTED = {
     "without: the path does not say the type",
     (f"POST {W}/exec", "INVALID_QUERY"): "RENTAL takes the command as repeated `command` query parameters, SANDBOX "
     "as a body: the path does not say the type",
+    (f"DELETE {W}/ssh-keys/{{key}}", "WORKLOAD_BM_SSH_KEYS_REQUIRED"): "a BM workload keeps at least one "
+    "SSH key (spec 2): whether the key is its last depends on the stored workload",
     (f"PATCH {W}", "WORKLOAD_FIELD_UNSUPPORTED"): "the fields a PATCH takes depend on the stored workload's type",
     (f"PATCH {W}", "WORKLOAD_SANDBOX_UPDATE_UNSUPPORTED_FIELD"): "the same, for sandboxes (spec 4.2)",
     (f"PATCH {W}", "WORKLOAD_NAME_INVALID"): "a SANDBOX name may not start or end with a hyphen, "
@@ -168,6 +170,67 @@ def volume_server_data(context, case):
     return _with_server_data(case, {"resource_name": RENTAL_RESOURCES})
 
 
+# A fork takes a running sandbox, and a generated uid names none: a fork the stateful phase starts
+# from nothing (not from a link) is a 404. Most of those fork a running sandbox of the run's own
+# instead, so that the phase goes on along the links of what a fork makes. The case carries a
+# placeholder; the call puts in the sandbox, deploying a new one when the last is gone: the other
+# steps find it too (in lists) and may delete, freeze or patch it.
+FORK_SOURCE = "fork-source"
+FORK_SOURCE_BODY = {
+    "type": "SANDBOX",
+    "name": "schemathesis-fork-source",
+    "resource_name": "sandbox-small",
+    "image": "tpl-ubuntu-headless",
+}
+_fork_source = {"uid": None}
+
+
+@schemathesis.hook("flatmap_case").apply_to(method="POST", path="/v3/orgs/{org}/workloads/{uid}/fork")
+def fork_a_running_sandbox(context, case):
+    """In the stateful phase, nine in ten forks whose uid no earlier step gave fork the running
+    sandbox. The other phases fork as generated: each fork is a sandbox that runs."""
+    meta = case.meta
+    if meta is None or meta.phase.name != "stateful":
+        return st.just(case)
+
+    def apply(keep):
+        # Whether a link gave the uid is the link's own coin, outside Hypothesis's draws: the
+        # draw is made either way, or a replay would draw differently (a flaky strategy).
+        linked = str(case.path_parameters.get("uid", "")).startswith("wl-")
+        if not keep and not linked and meta.generation.mode.is_positive:
+            case.path_parameters = {**case.path_parameters, "uid": FORK_SOURCE}
+        return case
+
+    return st.integers(0, 9).map(lambda n: n == 9).map(apply)
+
+
+def _running_fork_source(base, headers):
+    """The uid of a running sandbox of the run's own: the last one while it runs, else a new one."""
+    uid = _fork_source["uid"]
+    if uid is not None:
+        answer = requests.get(f"{base}/workloads/{uid}/state", headers=headers, timeout=5)
+        if answer.status_code == 200 and answer.json().get("status") == "running":
+            return uid
+    made = requests.post(f"{base}/workloads", json=FORK_SOURCE_BODY, headers=headers, timeout=5)
+    made.raise_for_status()
+    uid = made.json()["uid"]
+    requests.post(f"{base}/workloads/{uid}/deploy", headers=headers, timeout=5).raise_for_status()
+    _settle(f"{base}/workloads/{uid}/state", headers, "provisioning")
+    _fork_source["uid"] = uid
+    return uid
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    """A fork of the placeholder forks the run's running sandbox."""
+    if case.path_parameters and case.path_parameters.get("uid") == FORK_SOURCE:
+        org = case.path_parameters["org"]
+        base = case.operation.schema.get_base_url().rstrip("/") + f"/v3/orgs/{org}"
+        # The run's own headers (schemathesis.toml): its token.
+        headers = case.operation.schema.config.headers_for(operation=case.operation)
+        case.path_parameters = {**case.path_parameters, "uid": _running_fork_source(base, headers)}
+
+
 # Spec 4.2's sandbox workflow: "deploy, poll state until running, then use exec, files, terminals".
 # A deploy (or a fork, or a thaw) answers while the workload is still provisioning, and a publish
 # while its template is PENDING; the client waits for them before its next step, as a program
@@ -180,6 +243,16 @@ WAITS = {
     "/publish": ("sandbox-templates/{uid}", "PENDING"),
 }
 SETTLED = 10.0
+
+
+def _settle(url, headers, passing):
+    """Polls the object at url until its status leaves `passing` (or it is gone), for SETTLED s."""
+    deadline = time.monotonic() + SETTLED
+    while time.monotonic() < deadline:
+        answer = requests.get(url, headers=headers, timeout=5)
+        if answer.status_code != 200 or answer.json().get("status") != passing:
+            return
+        time.sleep(0.05)
 
 
 @schemathesis.hook
@@ -195,10 +268,4 @@ def after_call(context, case, response):
     path, passing = wait
     org = case.path_parameters["org"]
     url = response.request.url.split("/v3/", 1)[0] + f"/v3/orgs/{org}/" + path.format(uid=uid)
-    headers = {"Authorization": response.request.headers["Authorization"]}
-    deadline = time.monotonic() + SETTLED
-    while time.monotonic() < deadline:
-        answer = requests.get(url, headers=headers, timeout=5)
-        if answer.status_code != 200 or answer.json().get("status") != passing:
-            return
-        time.sleep(0.05)
+    _settle(url, {"Authorization": response.request.headers["Authorization"]}, passing)

@@ -29,7 +29,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
  * Sandboxes the server may run at once during a run. The walks deploy sandboxes and seldom
  * delete them: at 4, a 400-scenario run had its last deploys refused (503, no capacity).
  */
-export const SANDBOX_CAPACITY = 16;
+export const SANDBOX_CAPACITY = 64;
 
 export interface SchemathesisOptions {
   seed: number;
