@@ -48,6 +48,8 @@ for (const seed of seeds) {
   console.log(
     `| ${seed} | ${r.cases} | ${failures} | ${r.filtered} | ${r.links.covered}/${r.links.total}${pct} | ${r.reached.length}/${r.operations.length} | ${r.seconds.toFixed(0)} s |`,
   );
+  const unreached = r.operations.filter((op) => !r.reached.includes(op));
+  if (unreached.length) console.log(`|   | not reached at seed ${seed}: ${unreached.join("; ")} |`);
   if (r.exitCode !== 0)
     console.log(r.output.split("=== FAILURES ===")[1]?.split("=== SUMMARY ===")[0] ?? r.output);
 }

@@ -293,7 +293,9 @@ describe("the OpenAPI document and the server agree", () => {
 
   it("states on a detach that a BM workload keeps its last SSH key, as the server answers", async () => {
     const detach = doc.paths["/v3/orgs/{org}/workloads/{uid}/ssh-keys/{key}"]!.delete!;
-    expect(detach.description).toMatch(/BM workload keeps at least one SSH key.*400 `WORKLOAD_BM_SSH_KEYS_REQUIRED`/);
+    expect(detach.description).toMatch(
+      /BM workload keeps at least one SSH key.*400 `WORKLOAD_BM_SSH_KEYS_REQUIRED`/,
+    );
     expect(detach["x-reasons"]).toContain("WORKLOAD_BM_SSH_KEYS_REQUIRED");
     const body = await bm(server);
     const metal = await create(server, body);

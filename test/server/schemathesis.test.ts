@@ -23,20 +23,30 @@ describe("Schemathesis against cws serve", () => {
     });
     expect(r.cases).toBeGreaterThan(1000);
     // Every documented operation is tested, the document's own among them; creates are accepted
-    // and their links followed: workloads are read, deployed, verified and deleted.
+    // and their links followed: workloads are read, deployed, verified and deleted, and a running
+    // sandbox is forked, exec'd into, written to, published, frozen and thawed.
     expect(r.tested).toBe(r.operations.length);
+    const W = "/v3/orgs/{org}/workloads/{uid}";
     for (const op of [
       "GET /v3/openapi.json",
       "POST /v3/orgs/{org}/workloads",
-      "GET /v3/orgs/{org}/workloads/{uid}",
-      "POST /v3/orgs/{org}/workloads/{uid}/deploy",
+      `GET ${W}`,
+      `POST ${W}/deploy`,
       "POST /v3/orgs/{org}/workloads/verify",
-      "DELETE /v3/orgs/{org}/workloads/{uid}",
+      `DELETE ${W}`,
       "POST /v3/orgs/{org}/ssh-keys",
       "POST /v3/orgs/{org}/volumes",
+      `POST ${W}/fork`,
+      `POST ${W}/exec`,
+      `PUT ${W}/files`,
+      `POST ${W}/publish`,
+      `POST ${W}/freeze`,
+      `POST ${W}/thaw`,
     ])
       expect(r.reached, op).toContain(op);
+    // At this seed: 55 of 56 operations and 80 of 80 links, 40 s on a 2-core machine.
+    expect(r.reached.length).toBeGreaterThanOrEqual(r.operations.length - 3);
     expect(r.links.total).toBeGreaterThanOrEqual(80);
-    expect(r.links.covered).toBeGreaterThan(25);
+    expect(r.links.covered / r.links.total).toBeGreaterThanOrEqual(0.8);
   }, 240_000);
 });

@@ -1,9 +1,10 @@
-"""The failures Schemathesis may report that are the contract's own answer, each with its reason,
-and the server data (inventory, images, templates) a valid create names.
+"""The failures Schemathesis may report that are the contract's own answer, each with its reason;
+the server data (inventory, images, templates) a valid create names; the running sandbox a fork
+the stateful phase starts from nothing forks; and the waits of spec 4.2's workflow.
 
-Only a 400 to a schema-valid request (ST202), only on the operations named, and only with the
-reason code named: a rule no schema of that operation can state. Every other failure fails the
-run. Keep this list short: a rule a schema can state belongs in the document (api/).
+The failures: only a 400 to a schema-valid request (ST202), only on the operations named, and
+only with the reason code named: a rule no schema of that operation can state. Every other
+failure fails the run. Keep this list short: a rule a schema can state belongs in the document (api/).
 """
 
 import time
@@ -205,16 +206,20 @@ def fork_a_running_sandbox(context, case):
 
 
 def _running_fork_source(base, headers):
-    """The uid of a running sandbox of the run's own: the last one while it runs, else a new one."""
+    """The uid of a running sandbox of the run's own: the last one while it runs, else a new one;
+    None when the server makes none (no capacity left): the fork then goes to the placeholder, a
+    404 the document gives."""
     uid = _fork_source["uid"]
     if uid is not None:
         answer = requests.get(f"{base}/workloads/{uid}/state", headers=headers, timeout=5)
         if answer.status_code == 200 and answer.json().get("status") == "running":
             return uid
     made = requests.post(f"{base}/workloads", json=FORK_SOURCE_BODY, headers=headers, timeout=5)
-    made.raise_for_status()
+    if made.status_code // 100 != 2:
+        return None
     uid = made.json()["uid"]
-    requests.post(f"{base}/workloads/{uid}/deploy", headers=headers, timeout=5).raise_for_status()
+    if requests.post(f"{base}/workloads/{uid}/deploy", headers=headers, timeout=5).status_code // 100 != 2:
+        return None
     _settle(f"{base}/workloads/{uid}/state", headers, "provisioning")
     _fork_source["uid"] = uid
     return uid
@@ -228,7 +233,9 @@ def before_call(context, case, kwargs):
         base = case.operation.schema.get_base_url().rstrip("/") + f"/v3/orgs/{org}"
         # The run's own headers (schemathesis.toml): its token.
         headers = case.operation.schema.config.headers_for(operation=case.operation)
-        case.path_parameters = {**case.path_parameters, "uid": _running_fork_source(base, headers)}
+        uid = _running_fork_source(base, headers)
+        if uid is not None:
+            case.path_parameters = {**case.path_parameters, "uid": uid}
 
 
 # Spec 4.2's sandbox workflow: "deploy, poll state until running, then use exec, files, terminals".

@@ -26,8 +26,9 @@ import { startTestServer } from "../../helpers/server.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /**
- * Sandboxes the server may run at once during a run. The walks deploy sandboxes and seldom
- * delete them: at 4, a 400-scenario run had its last deploys refused (503, no capacity).
+ * Sandboxes the server may run at once during a run (a sandbox is one process, about 2.6 MB of
+ * RSS). The walks deploy and fork sandboxes and seldom delete them: at 16, the later deploys and
+ * forks of a run were refused (503, no capacity) and seed 3 covered 56 of 80 links (80 at 64).
  */
 export const SANDBOX_CAPACITY = 64;
 
