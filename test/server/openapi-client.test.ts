@@ -56,10 +56,10 @@ describe("a client generated from the OpenAPI document", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("type-checks the documented call, and refuses a body the document refuses", () => {
-    writeFileSync(join(dir, "example.ts"), `${documentedClient(server.origin)}\nexport {};\n`);
+    const example = documentedClient(server.origin);
+    writeFileSync(join(dir, "example.ts"), `${example}\nexport {};\n`);
     expect(typeErrors(dir, ["example.ts"])).toEqual([]);
     // Only BM takes a region: the RENTAL body of the document's oneOf by type says so.
-    const example = documentedClient(server.origin);
     const wrong = example.replace('resource_name: "gpu-rental-small"', '$& , region: "us-east-1"');
     expect(wrong).not.toBe(example);
     writeFileSync(join(dir, "wrong.ts"), `${wrong}\nexport {};\n`);

@@ -4,7 +4,8 @@ the stateful phase starts from nothing forks; and the waits of spec 4.2's workfl
 
 The failures: only a 400 to a schema-valid request (ST202), only on the operations named, and
 only with the reason code named: a rule no schema of that operation can state. Every other
-failure fails the run. Keep this list short: a rule a schema can state belongs in the document (api/).
+failure fails the run. Keep this list short: a rule a schema can state belongs in the document
+(api/).
 """
 
 import time
@@ -131,6 +132,11 @@ MADE_BY_THE_SERVER = {"ssh_keys", "volumes", "reservation_uid"}
 REQUIRED = {"BM": {"ssh_keys"}}
 
 
+# A coin that comes up "as generated" one draw in ten. Hypothesis leans to the smallest integer,
+# so that is one of the nine that take the hooks' choice.
+AS_GENERATED = st.integers(0, 9).map(lambda n: n == 9)
+
+
 def _with_server_data(case, fields, required=frozenset()):
     """Most of the time, the case with `fields` drawn from the server's data and generated UIDs
     left out; else as generated."""
@@ -143,9 +149,7 @@ def _with_server_data(case, fields, required=frozenset()):
             case.body = {**body, **values}
         return case
 
-    # Nine draws in ten take the server's data; Hypothesis leans to the smallest integer, so that
-    # is one of the nine.
-    return st.tuples(st.integers(0, 9).map(lambda n: n == 9), choices).map(apply)
+    return st.tuples(AS_GENERATED, choices).map(apply)
 
 
 def _positive_object(case):
@@ -180,8 +184,8 @@ FORK_SOURCE = "fork-source"
 FORK_SOURCE_BODY = {
     "type": "SANDBOX",
     "name": "schemathesis-fork-source",
-    "resource_name": "sandbox-small",
-    "image": "tpl-ubuntu-headless",
+    "resource_name": SERVER_DATA["SANDBOX"]["resource_name"][0],
+    "image": SERVER_DATA["SANDBOX"]["image"][0],
 }
 _fork_source = {"uid": None}
 
@@ -202,7 +206,17 @@ def fork_a_running_sandbox(context, case):
             case.path_parameters = {**case.path_parameters, "uid": FORK_SOURCE}
         return case
 
-    return st.integers(0, 9).map(lambda n: n == 9).map(apply)
+    return AS_GENERATED.map(apply)
+
+
+def _org_url(case):
+    """The URL of the case's org, under which the objects a hook reads or makes live."""
+    return case.operation.schema.get_base_url().rstrip("/") + f"/v3/orgs/{case.path_parameters['org']}"
+
+
+def _headers(case):
+    """The run's own headers (schemathesis.toml): its token."""
+    return case.operation.schema.config.headers_for(operation=case.operation)
 
 
 def _running_fork_source(base, headers):
@@ -229,11 +243,7 @@ def _running_fork_source(base, headers):
 def before_call(context, case, kwargs):
     """A fork of the placeholder forks the run's running sandbox."""
     if case.path_parameters and case.path_parameters.get("uid") == FORK_SOURCE:
-        org = case.path_parameters["org"]
-        base = case.operation.schema.get_base_url().rstrip("/") + f"/v3/orgs/{org}"
-        # The run's own headers (schemathesis.toml): its token.
-        headers = case.operation.schema.config.headers_for(operation=case.operation)
-        uid = _running_fork_source(base, headers)
+        uid = _running_fork_source(_org_url(case), _headers(case))
         if uid is not None:
             case.path_parameters = {**case.path_parameters, "uid": uid}
 
@@ -273,6 +283,4 @@ def after_call(context, case, response):
     except Exception:  # not an object's answer: nothing to wait for
         return
     path, passing = wait
-    org = case.path_parameters["org"]
-    url = response.request.url.split("/v3/", 1)[0] + f"/v3/orgs/{org}/" + path.format(uid=uid)
-    _settle(url, {"Authorization": response.request.headers["Authorization"]}, passing)
+    _settle(f"{_org_url(case)}/{path.format(uid=uid)}", _headers(case), passing)
