@@ -4,6 +4,7 @@ import type { Dispatcher } from "undici";
 import pkg from "../package.json" with { type: "json" };
 import { Transport } from "./http.ts";
 import { Meta } from "./meta.ts";
+import { DEFAULT_UNREACHABLE_TIMEOUT_MS } from "./reach.ts";
 import { RateGate, sharedRateGate } from "./rate-gate.ts";
 import { DEFAULT_RETRY, type RetryInfo, type RetryOptions } from "./retry.ts";
 import { SandboxTemplates } from "./sandbox-templates.ts";
@@ -35,6 +36,14 @@ export interface CwsClientOptions {
    * are dropped, so a newer service does not break this client). Meant for conformance tests.
    */
   strictResponses?: boolean;
+  /**
+   * How long, in ms, requests keep retrying a service they cannot reach at all (connection refused,
+   * unknown host, connect timeout), counted from the first such failure since it last answered
+   * (default 20 000; see reach.ts). Past it they fail with `CwsUnreachableError`.
+   */
+  unreachableTimeoutMs?: number;
+  /** How the user sets the base URL, named in the error of a service that cannot be reached (default `baseUrl (or CWS_BASE_URL)`). */
+  baseUrlSetting?: string;
   /** Called before each retry sleep (for logging or metrics). Receives no headers or bodies. */
   onRetry?: (info: RetryInfo) => void;
   /**
@@ -92,6 +101,9 @@ export class CwsClient {
     if (!(Number.isInteger(maxRetries) && maxRetries >= 0))
       throw new Error("CwsClient: maxRetries must be a non-negative integer");
 
+    const unreachableTimeoutMs = options.unreachableTimeoutMs ?? DEFAULT_UNREACHABLE_TIMEOUT_MS;
+    if (!(unreachableTimeoutMs >= 0)) throw new Error("CwsClient: unreachableTimeoutMs must not be negative");
+
     const { rateGate, maxRequestsPerSecond } = options;
     const gate =
       rateGate === "shared"
@@ -112,6 +124,8 @@ export class CwsClient {
       strictResponses: options.strictResponses ?? false,
       onRetry: options.onRetry,
       gate,
+      unreachableTimeoutMs,
+      baseUrlSetting: options.baseUrlSetting ?? "baseUrl (or CWS_BASE_URL)",
     });
     this.baseUrl = this.#transport.baseUrl;
     this.org = org!;

@@ -23,6 +23,7 @@ import {
   type RequestInfo,
 } from "./errors.ts";
 import type { GateOutcome, GatePriority, RateGate } from "./rate-gate.ts";
+import { Reachability, reachFailure } from "./reach.ts";
 import { parseRetryAfter, withRetries, type RetryInfo, type RetryOptions } from "./retry.ts";
 import { strictSchema } from "./strict.ts";
 import { REDACTED } from "./diagnosis-text.ts";
@@ -73,17 +74,11 @@ export interface TransportOptions {
   onRetry?: (info: RetryInfo) => void;
   /** The rate gate every attempt passes through (rate-gate.ts), if any. */
   gate?: RateGate;
+  /** How long requests keep retrying a service they cannot reach, in ms (reach.ts). */
+  unreachableTimeoutMs: number;
+  /** How the user sets the base URL, for the error of a service that cannot be reached. */
+  baseUrlSetting: string;
 }
-
-/** Error codes that mean the request never left this machine, so even a create may be repeated. */
-const NOT_SENT = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
 
 const MAX_ERROR_TEXT = 500;
 
@@ -105,6 +100,7 @@ export class Transport {
   #dispatcher: Dispatcher;
   #ownsDispatcher: boolean;
   #opts: Omit<TransportOptions, "token" | "dispatcher">;
+  #reach: Reachability;
   #streams = new Set<{ destroy(err?: Error): unknown }>();
   #closed = false;
 
@@ -115,6 +111,11 @@ export class Transport {
     this.#token = token;
     this.#opts = rest;
     this.#ownsDispatcher = !dispatcher;
+    this.#reach = new Reachability({
+      endpoint: this.baseUrl,
+      windowMs: opts.unreachableTimeoutMs,
+      setting: opts.baseUrlSetting,
+    });
     this.#dispatcher =
       dispatcher ?? new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000, connections: 32 });
   }
@@ -306,7 +307,7 @@ export class Transport {
       : () => run(opts.signal, timeoutMs, () => {});
     return withRetries(
       attempt,
-      { ...p, signal: opts.signal, onRetry: this.#opts.onRetry, gated: !!gate },
+      { ...p, signal: opts.signal, onRetry: this.#opts.onRetry, gated: !!gate, reach: this.#reach },
       retry,
     );
   }
@@ -351,6 +352,7 @@ export class Transport {
         headersTimeout: 0,
         bodyTimeout: 0,
       });
+      this.#reach.answered();
       answered({ status: res.statusCode, headers: res.headers });
       const received: Received = { status: res.statusCode, headers: res.headers, body: res.body };
       if (res.statusCode >= 400) throw await this.errorOf(p, received);
@@ -378,7 +380,7 @@ export class Transport {
       ...p,
       message: `connection failed: ${err?.message || code || String(e)}`,
       code,
-      sent: sent ?? !(code !== undefined && NOT_SENT.has(code)),
+      sent: sent ?? reachFailure(code) === undefined,
       cause: e,
     });
   }

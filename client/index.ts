@@ -45,6 +45,12 @@ export {
   type RetryOptions,
 } from "./retry.ts";
 export {
+  CwsUnreachableError,
+  DEFAULT_UNREACHABLE_TIMEOUT_MS,
+  unreachableStatus,
+  type UnreachableRetry,
+} from "./reach.ts";
+export {
   RateGate,
   sharedRateGate,
   type GateClock,

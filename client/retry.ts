@@ -7,7 +7,8 @@
  * |------------------------------------------------------|-----------------------------|--------------------------------------|
  * | 429 (honours Retry-After)                            | retried                     | retried                              |
  * | 503 (honours Retry-After)                            | retried                     | retried                              |
- * | connection refused / DNS failure / connect timeout   | retried                     | retried                              |
+ * | connection refused / DNS failure / connect timeout   | retried, within the window  | retried, within the window           |
+ * | TLS failure (untrusted certificate, plain HTTP)      | not retried                 | not retried                          |
  * | 502, 504                                             | retried                     | NOT retried                          |
  * | connection reset or timeout after the request was sent | retried                   | NOT retried                          |
  * | 500, any other 4xx, invalid response                 | not retried                 | not retried                          |
@@ -35,11 +36,17 @@
  * caller's own timeout rather than within a fixed number of attempts. The budget's signal stops
  * the waiting at once. What is retryable does not change.
  *
+ * A service that cannot be reached at all (connection refused, unknown host, connect timeout) is
+ * retried only within the client's unreachable window (default 20 s), whatever the budget or count;
+ * a TLS failure is not retried. Both end in `CwsUnreachableError`, which names the endpoint, the
+ * cause and the setting to check (reach.ts).
+ *
  * Retries happen only before a response is read; a stream (log follow, exec) that breaks after
  * data arrived is not resumed. Waiters (`waitForStatus`) are separate: they poll on top of this.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { CwsApiError, CwsConnectionError, CwsRateLimitError, CwsServerError } from "./errors.ts";
+import { CwsUnreachableError, type Reachability, type UnreachableRetry } from "./reach.ts";
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 3; 0 disables). */
@@ -71,6 +78,8 @@ export interface RetryInfo {
   status?: number;
   reason?: string;
   error: Error;
+  /** Set when the attempt could not reach the service: where, why, and how long the client keeps trying (reach.ts). */
+  unreachable?: UnreachableRetry;
 }
 
 /**
@@ -85,6 +94,7 @@ export function isRetryable(error: unknown, idempotent: boolean): boolean {
     return false;
   }
   if (error instanceof CwsApiError) return false;
+  if (error instanceof CwsUnreachableError) return false;
   if (error instanceof CwsConnectionError) {
     if (error.code === "CLIENT_CLOSED") return false;
     return !error.sent || idempotent;
@@ -148,6 +158,8 @@ export interface RetryContext {
    * retry of a 429 then waits there, for the gate's pause, rather than sleeping on its own.
    */
   gated?: boolean;
+  /** The client's view of whether the service answers: bounds the retries of a service it cannot reach (reach.ts). */
+  reach?: Reachability;
 }
 
 /** How long requests made inside `withRetryBudget` keep retrying. */
@@ -156,6 +168,8 @@ export interface RetryBudget {
   deadline: number;
   /** Stops retry sleeps at once (the request then rejects with the signal's reason). */
   signal?: AbortSignal;
+  /** Called before each retry sleep of a request inside the budget (for the operation's status line). */
+  onRetry?: (info: RetryInfo) => void;
 }
 
 const budgets = new AsyncLocalStorage<RetryBudget>();
@@ -186,10 +200,13 @@ export async function withRetries<T>(
       return await run(signal);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if (!isRetryable(error, ctx.idempotent)) throw error;
+      if (!isRetryable(error, ctx.idempotent)) throw ctx.reach?.final(error) ?? error;
       const delayMs = retryDelayMs(retry + 1, error, opts);
-      if (budget ? Date.now() + delayMs >= budget.deadline : retry >= opts.maxRetries) throw error;
-      ctx.onRetry?.({
+      const reach = ctx.reach?.judge(error, delayMs);
+      if (reach && "fail" in reach) throw reach.fail;
+      if (budget ? Date.now() + delayMs >= budget.deadline : retry >= opts.maxRetries)
+        throw ctx.reach?.final(error) ?? error;
+      const info: RetryInfo = {
         attempt: retry + 1,
         delayMs,
         method: ctx.method,
@@ -198,7 +215,10 @@ export async function withRetries<T>(
         status: error instanceof CwsApiError ? error.status : undefined,
         reason: error instanceof CwsApiError ? error.reason : undefined,
         error: error as Error,
-      });
+        ...(reach ? { unreachable: reach.retry } : {}),
+      };
+      ctx.onRetry?.(info);
+      budget?.onRetry?.(info);
       if (!(ctx.gated && error instanceof CwsRateLimitError)) await sleep(delayMs, signal);
     }
   }

@@ -8,6 +8,7 @@
  * deadline; any other error (404, 401, ...) ends the wait at once.
  */
 import { CwsConnectionError, CwsRateLimitError, CwsServerError, CwsWaitTimeoutError } from "./errors.ts";
+import { CwsUnreachableError } from "./reach.ts";
 import type { RequestOptions } from "./http.ts";
 import { sleep } from "./retry.ts";
 
@@ -77,6 +78,7 @@ export async function pollUntil<T extends { status: string }>(
       spec.check(record, target);
     } catch (e) {
       if (opts.signal?.aborted) throw opts.signal.reason;
+      if (e instanceof CwsUnreachableError) throw e;
       if (!(e instanceof CwsConnectionError || e instanceof CwsServerError || e instanceof CwsRateLimitError))
         throw e;
       lastError = e;

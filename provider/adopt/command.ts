@@ -8,12 +8,13 @@
  * 2 bad usage.
  */
 import { writeFileSync } from "node:fs";
-import { CwsClient, isAuthError } from "../../client/index.ts";
+import { CwsClient, isAuthError, unreachableStatus } from "../../client/index.ts";
 import {
   SETTINGS,
   baseUrlProblem,
   resolveSettings,
   settingProblem,
+  type NumberSettingKey,
   type SettingKey,
 } from "../frontend/settings.ts";
 import { messageOf } from "../core/values.ts";
@@ -53,7 +54,7 @@ export interface Io {
 class UsageError extends Error {}
 
 /** What to say when a setting is set nowhere. */
-const MISSING: Record<Exclude<SettingKey, "maxRequestsPerSecond">, string> = {
+const MISSING: Record<Exclude<SettingKey, NumberSettingKey>, string> = {
   baseUrl: `the service's URL is missing: set ${SETTINGS.baseUrl.env} or --url (e.g. https://cws.example.com/v3)`,
   org: `the org is missing: set ${SETTINGS.org.env} or --org`,
   apiToken: `the API token is missing: set ${SETTINGS.apiToken.env} (it is read from the environment only)`,
@@ -69,6 +70,7 @@ interface AdoptOptions {
   baseUrl: string;
   org: string;
   token: string;
+  unreachableTimeoutSec?: number;
 }
 
 /** The flags of `cws adopt`, for the command line's parser (-h/--help besides). */
@@ -129,11 +131,11 @@ function settings(parsed: ParsedAdoptFlags, env: NodeJS.ProcessEnv): AdoptOption
   const given: Partial<Record<SettingKey, string>> = { baseUrl: values.url, org: values.org };
   const resolved = resolveSettings((k) => given[k], env);
   if ("missing" in resolved) throw new UsageError(MISSING[resolved.missing[0] as keyof typeof MISSING]);
-  if ("invalid" in resolved)
-    throw new UsageError(
-      settingProblem("maxRequestsPerSecond", SETTINGS.maxRequestsPerSecond.env, undefined, env)!,
-    );
-  const { baseUrl, org, token } = resolved.settings;
+  if ("invalid" in resolved) {
+    const key = resolved.invalid[0]!;
+    throw new UsageError(settingProblem(key, SETTINGS[key].env, undefined, env)!);
+  }
+  const { baseUrl, org, token, unreachableTimeoutSec } = resolved.settings;
   const urlFrom = values.url !== undefined ? "--url" : SETTINGS.baseUrl.env;
   const problem = baseUrlProblem(urlFrom, baseUrl);
   if (problem) throw new UsageError(problem);
@@ -154,6 +156,7 @@ function settings(parsed: ParsedAdoptFlags, env: NodeJS.ProcessEnv): AdoptOption
     baseUrl,
     org,
     token,
+    unreachableTimeoutSec,
   };
 }
 
@@ -195,7 +198,16 @@ export async function adoptCommand(
     io.out(ADOPT_HELP);
     return 0;
   }
-  const client = new CwsClient({ baseUrl: s.baseUrl, org: s.org, token: s.token });
+  const client = new CwsClient({
+    baseUrl: s.baseUrl,
+    org: s.org,
+    token: s.token,
+    baseUrlSetting: `--url (or ${SETTINGS.baseUrl.env})`,
+    ...(s.unreachableTimeoutSec !== undefined
+      ? { unreachableTimeoutMs: s.unreachableTimeoutSec * 1000 }
+      : {}),
+    onRetry: (info) => info.unreachable && io.err(`cws adopt: ${unreachableStatus(info.unreachable)}\n`),
+  });
   let result;
   try {
     result = await adoptOrg(client, {

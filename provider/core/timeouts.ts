@@ -2,9 +2,10 @@
  * How long an operation may take: the program's customTimeouts when the front end passes them,
  * else the resource's `readyTimeoutSec` input (default 600 s). Waits and retries stop there.
  */
+import { unreachableStatus } from "../../client/reach.ts";
 import { withRetryBudget } from "../../client/retry.ts";
 import { durationMs } from "../../sdk/duration.ts";
-import type { CheckFailure, Context, Props, ResourceModule } from "./types.ts";
+import { sayStatus, type CheckFailure, type Context, type Props, type ResourceModule } from "./types.ts";
 import { UNKNOWN } from "./unknowns.ts";
 
 export const DEFAULT_READY_TIMEOUT_SEC = 600;
@@ -44,11 +45,19 @@ export function waitOptions(ctx: Context, inputs: Props): { timeoutMs: number; s
 
 /**
  * The module with every operation run under a retry budget ending at its deadline, so that
- * rate limiting and unavailability are waited out within the user's timeout.
+ * rate limiting and unavailability are waited out within the user's timeout; while the service
+ * cannot be reached at all, the status line says so and for how much longer it is tried.
  */
 export function withBudget(m: ResourceModule): ResourceModule {
   const run = <T>(ctx: Context, inputs: Props, fn: () => Promise<T>) =>
-    withRetryBudget({ deadline: Date.now() + readyTimeoutMs(ctx, inputs), signal: ctx.signal }, fn);
+    withRetryBudget(
+      {
+        deadline: Date.now() + readyTimeoutMs(ctx, inputs),
+        signal: ctx.signal,
+        onRetry: (info) => info.unreachable && sayStatus(ctx, unreachableStatus(info.unreachable)),
+      },
+      fn,
+    );
   return {
     ...m,
     create: (ctx, inputs) => run(ctx, inputs, () => m.create(ctx, inputs)),

@@ -21,6 +21,7 @@ import { requireCached } from "./load.ts";
  */
 const session = new Session(
   () => requireCached<typeof Client>(import.meta.url, "../../client/client").CwsClient,
+  "cws:baseUrl (or CWS_BASE_URL)",
 );
 // Until the engine configures it (a state's provider that never does), the environment alone.
 session.configure(stackSettings(() => undefined));

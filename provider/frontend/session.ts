@@ -22,12 +22,15 @@ export type ClientClass = () => typeof CwsClient | Promise<typeof CwsClient>;
 
 export class Session {
   readonly #clientClass: ClientClass;
+  readonly #baseUrlSetting: string;
   #settings: Settings | Error = new Error(NOT_CONFIGURED);
   #client: CwsClient | undefined;
   readonly #running = new Set<AbortController>();
 
-  constructor(clientClass: ClientClass) {
+  /** `baseUrlSetting`: how the user sets the base URL in this front end, named when the service cannot be reached. */
+  constructor(clientClass: ClientClass, baseUrlSetting: string) {
     this.#clientClass = clientClass;
+    this.#baseUrlSetting = baseUrlSetting;
   }
 
   /** The settings Configure gave, or why they are wrong: said by the first call that needs the service. */
@@ -40,7 +43,8 @@ export class Session {
   /**
    * The client of the configured settings; rejects with what is wrong with them. Its requests pass
    * the process's rate gate for the service and org (client/rate-gate.ts), shared by every client
-   * and every call of the process, capped at `maxRequestsPerSecond` when it is set.
+   * and every call of the process, capped at `maxRequestsPerSecond` when it is set; a service it
+   * cannot reach fails its requests after `unreachableTimeoutSec` (client/reach.ts).
    */
   async client(): Promise<CwsClient> {
     const settings = this.#settings;
@@ -49,8 +53,16 @@ export class Session {
     const Client = await this.#clientClass();
     // Configure may have come while the class loaded: the client is of the settings asked for.
     if (this.#settings !== settings) return this.client();
-    const { baseUrl, org, token, maxRequestsPerSecond } = settings;
-    this.#client ??= new Client({ baseUrl, org, token, rateGate: "shared", maxRequestsPerSecond });
+    const { baseUrl, org, token, maxRequestsPerSecond, unreachableTimeoutSec } = settings;
+    this.#client ??= new Client({
+      baseUrl,
+      org,
+      token,
+      rateGate: "shared",
+      maxRequestsPerSecond,
+      baseUrlSetting: this.#baseUrlSetting,
+      ...(unreachableTimeoutSec !== undefined ? { unreachableTimeoutMs: unreachableTimeoutSec * 1000 } : {}),
+    });
     return this.#client;
   }
 

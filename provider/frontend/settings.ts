@@ -1,8 +1,9 @@
 /**
  * The provider's settings, whatever the front end: where the service is (`baseUrl`), which org,
  * the API token and, optionally, the most requests a second the provider sends
- * (`maxRequestsPerSecond`), each falling back to its CWS_* environment variable; and the rules
- * a base URL and a rate follow. Each front end names them in its tool's words (`cws:baseUrl`,
+ * (`maxRequestsPerSecond`) and how long it keeps trying a service it cannot reach
+ * (`unreachableTimeoutSec`), each falling back to its CWS_* environment variable; and the rules
+ * a base URL and a number setting follow. Each front end names them in its tool's words (`cws:baseUrl`,
  * `endpoint`).
  */
 
@@ -13,9 +14,14 @@ export interface Settings {
   token: string;
   /** The most requests a second the process sends to the service (its rate gate's cap). */
   maxRequestsPerSecond?: number;
+  /** How long requests keep retrying a service they cannot reach, in seconds (client/reach.ts). */
+  unreachableTimeoutSec?: number;
 }
 
-export type SettingKey = "baseUrl" | "org" | "apiToken" | "maxRequestsPerSecond";
+export type SettingKey = "baseUrl" | "org" | "apiToken" | "maxRequestsPerSecond" | "unreachableTimeoutSec";
+
+/** The settings that are numbers. */
+export type NumberSettingKey = "maxRequestsPerSecond" | "unreachableTimeoutSec";
 
 export interface SettingSpec {
   env: string;
@@ -23,6 +29,8 @@ export interface SettingSpec {
   secret?: boolean;
   /** A number (given as a number or a string of one); the others are strings. */
   type?: "number";
+  /** A number setting's unit and an example, for the message of a wrong value. */
+  unit?: { words: string; example: number };
   /** May be left unset anywhere. */
   optional?: boolean;
 }
@@ -37,9 +45,20 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
     description:
       "The most API requests a second the provider sends, all its operations together; unset, it sends as many as the service takes and slows down when the service answers 429",
     type: "number",
+    unit: { words: "requests a second", example: 50 },
+    optional: true,
+  },
+  unreachableTimeoutSec: {
+    env: "CWS_UNREACHABLE_TIMEOUT_SEC",
+    description:
+      "How long, in seconds, the provider keeps retrying a service it cannot reach (connection refused, unknown host, connect timeout) before the operation fails with an error naming the endpoint; default 20. A TLS failure fails at once",
+    type: "number",
+    unit: { words: "seconds", example: 20 },
     optional: true,
   },
 };
+
+export const NUMBER_SETTING_KEYS: NumberSettingKey[] = ["maxRequestsPerSecond", "unreachableTimeoutSec"];
 
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
 /** The settings every front end must have. */
@@ -49,7 +68,7 @@ export const REQUIRED_SETTING_KEYS = SETTING_KEYS.filter((k) => !SETTINGS[k].opt
 export const givenValue = (v: unknown): string | undefined =>
   typeof v === "string" && v !== "" ? v : undefined;
 
-/** A value given for a number setting: a number, or a string that is not empty (checked by `rateProblem`). */
+/** A value given for a number setting: a number, or a string that is not empty (checked by `numberProblem`). */
 const givenNumber = (v: unknown): number | string | undefined => (typeof v === "number" ? v : givenValue(v));
 
 /** A setting's value: the one given, else its environment variable's. */
@@ -66,12 +85,17 @@ export function numberSettingValue(
   return givenNumber(given) ?? givenValue(env[SETTINGS[key].env]);
 }
 
-/** What is wrong with a rate (requests a second), said of `name`, or undefined when it is a positive number. */
-export function rateProblem(name: string, value: number | string): string | undefined {
+/** What is wrong with a number setting's value, said of `name`, or undefined when it is a positive number. */
+export function numberProblem(
+  key: NumberSettingKey,
+  name: string,
+  value: number | string,
+): string | undefined {
   const n = typeof value === "number" ? value : /^\s*\d*\.?\d+\s*$/.test(value) ? Number(value) : NaN;
+  const unit = SETTINGS[key].unit!;
   return n > 0 && Number.isFinite(n)
     ? undefined
-    : `${name} must be a positive number of requests a second, e.g. 50 (got ${JSON.stringify(value)})`;
+    : `${name} must be a positive number of ${unit.words}, e.g. ${unit.example} (got ${JSON.stringify(value)})`;
 }
 
 /**
@@ -86,14 +110,21 @@ export function resolveSettings(
   const values = Object.fromEntries(REQUIRED_SETTING_KEYS.map((k) => [k, settingValue(k, given(k), env)]));
   const missing = REQUIRED_SETTING_KEYS.filter((k) => values[k] === undefined);
   if (missing.length) return { missing };
-  const rate = numberSettingValue("maxRequestsPerSecond", given("maxRequestsPerSecond"), env);
-  if (rate !== undefined && rateProblem("", rate)) return { invalid: ["maxRequestsPerSecond"] };
+  const numbers: Partial<Record<NumberSettingKey, number>> = {};
+  const invalid: SettingKey[] = [];
+  for (const key of NUMBER_SETTING_KEYS) {
+    const v = numberSettingValue(key, given(key), env);
+    if (v === undefined) continue;
+    if (numberProblem(key, "", v)) invalid.push(key);
+    else numbers[key] = Number(v);
+  }
+  if (invalid.length) return { invalid };
   return {
     settings: {
       baseUrl: values.baseUrl!,
       org: values.org!,
       token: values.apiToken!,
-      ...(rate !== undefined ? { maxRequestsPerSecond: Number(rate) } : {}),
+      ...numbers,
     },
   };
 }
@@ -107,7 +138,7 @@ export function settingProblem(
 ): string | undefined {
   if (SETTINGS[key].type !== "number") return undefined;
   const v = numberSettingValue(key, given, env);
-  return v === undefined ? undefined : rateProblem(name, v);
+  return v === undefined ? undefined : numberProblem(key as NumberSettingKey, name, v);
 }
 
 /**

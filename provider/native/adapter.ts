@@ -69,6 +69,7 @@ export class CwsPlugin {
   /** The HTTP client is loaded by the first call that needs the service (frontend/session.ts). */
   readonly #session = new Session(
     async () => (await cachedImport(import("../../client/index.ts"))).CwsClient,
+    "cws:baseUrl (or CWS_BASE_URL)",
   );
   /** The resources checked in this process: diff speaks for those only (diff-words.ts). */
   readonly #planned = new Planned();

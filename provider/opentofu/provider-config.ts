@@ -1,10 +1,11 @@
 /**
- * The provider block (`provider "cws" { endpoint, org, api_token }`): the settings
+ * The provider block (`provider "cws" { endpoint, org, api_token, ... }`): the settings
  * (frontend/settings.ts) under their HCL names, each falling back to its CWS_* environment
  * variable. ValidateProviderConfig holds the endpoint to the one URL rule; ConfigureProvider makes
  * the settings, or the diagnostics that say which attribute is unknown or missing.
  */
 import {
+  NUMBER_SETTING_KEYS,
   SETTINGS,
   SETTING_KEYS,
   baseUrlProblem,
@@ -16,19 +17,18 @@ import { errorDiag, type Diagnostic } from "./diagnostics.ts";
 import { UNKNOWN_VALUE, type TfObject } from "./msgpack.ts";
 import { HCL_SETTING_NAMES } from "./tf-schema.ts";
 
-/** The diagnostics of a provider block's values: an endpoint that is not an http(s) URL, a rate that is not positive. */
+/** The diagnostics of a provider block's values: an endpoint that is not an http(s) URL, a number setting that is not positive. */
 export function validateProviderBlock(block: TfObject | null): Diagnostic[] {
   const name = HCL_SETTING_NAMES.baseUrl;
   const url = block?.[name];
   const problem = typeof url === "string" ? baseUrlProblem(name, url) : undefined;
-  const rateName = HCL_SETTING_NAMES.maxRequestsPerSecond;
-  const rate = block?.[rateName];
-  const rateWrong =
-    typeof rate === "number" ? settingProblem("maxRequestsPerSecond", rateName, rate, {}) : undefined;
-  return [
-    ...(problem ? [errorDiag(`Invalid value for ${name}`, problem, name)] : []),
-    ...(rateWrong ? [errorDiag(`Invalid value for ${rateName}`, rateWrong, rateName)] : []),
-  ];
+  const numbers = NUMBER_SETTING_KEYS.flatMap((key) => {
+    const n = HCL_SETTING_NAMES[key];
+    const v = block?.[n];
+    const wrong = typeof v === "number" ? settingProblem(key, n, v, {}) : undefined;
+    return wrong ? [errorDiag(`Invalid value for ${n}`, wrong, n)] : [];
+  });
+  return [...(problem ? [errorDiag(`Invalid value for ${name}`, problem, name)] : []), ...numbers];
 }
 
 /** The settings of a provider block, or the diagnostics that say what is unknown or missing. */

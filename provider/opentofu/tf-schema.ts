@@ -308,6 +308,7 @@ export const HCL_SETTING_NAMES: Record<SettingKey, string> = {
   org: "org",
   apiToken: "api_token",
   maxRequestsPerSecond: "max_requests_per_second",
+  unreachableTimeoutSec: "unreachable_timeout_sec",
 };
 
 /** The provider block: where the service is, which org, and the token (falling back to CWS_*). */

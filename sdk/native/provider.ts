@@ -10,6 +10,8 @@ export interface ProviderArgs {
   apiToken?: pulumi.Input<string>;
   /** The most API requests a second the provider sends, all its operations together; unset, it sends as many as the service takes and slows down when the service answers 429. Default: stack config `cws:maxRequestsPerSecond`, else CWS_MAX_REQUESTS_PER_SECOND. */
   maxRequestsPerSecond?: pulumi.Input<number>;
+  /** How long, in seconds, the provider keeps retrying a service it cannot reach (connection refused, unknown host, connect timeout) before the operation fails with an error naming the endpoint; default 20. A TLS failure fails at once. Default: stack config `cws:unreachableTimeoutSec`, else CWS_UNREACHABLE_TIMEOUT_SEC. */
+  unreachableTimeoutSec?: pulumi.Input<number>;
 }
 
 /** An explicit cws provider (`pulumi:providers:cws`), e.g. for a second org or service. */

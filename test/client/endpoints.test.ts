@@ -40,6 +40,8 @@ const paths = new Transport({
   token: "t",
   timeoutMs: 1_000,
   retry: DEFAULT_RETRY,
+  unreachableTimeoutMs: 1_000,
+  baseUrlSetting: "baseUrl",
   userAgent: "test",
   dispatcher: {} as Dispatcher,
   strictResponses: false,

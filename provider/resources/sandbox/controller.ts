@@ -75,7 +75,7 @@ function forCapacity<T>(ctx: Context, inputs: Props, deploy: () => Promise<T>): 
   if (wait === undefined) return deploy();
   const outer = currentRetryBudget();
   const deadline = Math.min(Date.now() + wait, outer?.deadline ?? Infinity);
-  return withRetryBudget({ deadline, signal: outer?.signal ?? ctx.signal }, deploy);
+  return withRetryBudget({ deadline, signal: outer?.signal ?? ctx.signal, onRetry: outer?.onRetry }, deploy);
 }
 
 /**

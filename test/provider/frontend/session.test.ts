@@ -7,7 +7,7 @@ const SETTINGS = { baseUrl: "https://api.example.com/v3", org: "demo", token: "t
 
 describe("the session of a front end", () => {
   it("refuses a call before it is configured, and says what is wrong with the settings", async () => {
-    const session = new Session(() => CwsClient);
+    const session = new Session(() => CwsClient, "cws:baseUrl");
     await expect(session.client()).rejects.toThrow("the cws provider was not configured");
     session.configure(new Error("set cws:org"));
     await expect(
@@ -21,7 +21,7 @@ describe("the session of a front end", () => {
 
   it("keeps its client while the settings stay the same, and makes it only when a call needs it", async () => {
     let loaded = 0;
-    const session = new Session(() => (loaded++, CwsClient));
+    const session = new Session(() => (loaded++, CwsClient), "cws:baseUrl");
     session.configure(SETTINGS);
     expect(loaded).toBe(0);
     const client = await session.client();
@@ -35,7 +35,7 @@ describe("the session of a front end", () => {
   it("loads the client class asynchronously when the front end hands it over so, for the settings of the latest Configure", async () => {
     let release!: () => void;
     const loading = new Promise<void>((r) => (release = r));
-    const session = new Session(async () => (await loading, CwsClient));
+    const session = new Session(async () => (await loading, CwsClient), "cws:baseUrl");
     session.configure(SETTINGS);
     const pending = session.client();
     session.configure({ ...SETTINGS, org: "other" });
@@ -53,8 +53,8 @@ describe("the session of a front end", () => {
         made.push(opts);
       }
     }
-    const a = new Session(() => Recording);
-    const b = new Session(() => Recording);
+    const a = new Session(() => Recording, "cws:baseUrl");
+    const b = new Session(() => Recording, "cws:baseUrl");
     const settings = { ...SETTINGS, baseUrl: "https://gate.example.com/v3" };
     a.configure({ ...settings, maxRequestsPerSecond: 20 });
     await a.client();
@@ -69,7 +69,7 @@ describe("the session of a front end", () => {
   });
 
   it("gives each call its context, and cancel aborts every call running", async () => {
-    const session = new Session(() => CwsClient);
+    const session = new Session(() => CwsClient, "cws:baseUrl");
     session.configure(SETTINGS);
     const logged: string[] = [];
     let started!: () => void;
@@ -91,7 +91,7 @@ describe("the session of a front end", () => {
   });
 
   it("a call cancelled while the client loads never starts", async () => {
-    const session = new Session(async () => CwsClient);
+    const session = new Session(async () => CwsClient, "cws:baseUrl");
     session.configure(SETTINGS);
     let started = false;
     const running = session.run(

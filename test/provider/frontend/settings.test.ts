@@ -25,13 +25,14 @@ describe("provider settings", () => {
     const given = { baseUrl: "http://x/v3", org: "o", apiToken: "t" };
     const base = { baseUrl: "http://x/v3", org: "o", token: "t" };
     expect(resolveSettings((k) => given[k as keyof typeof given], {})).toEqual({ settings: base });
-    expect(resolveSettings((k) => ({ ...given, maxRequestsPerSecond: "2.5" })[k], {})).toEqual({
+    const withRate = (rate: string) => (k: string) => ({ ...given, maxRequestsPerSecond: rate })[k as "org"];
+    expect(resolveSettings(withRate("2.5"), {})).toEqual({
       settings: { ...base, maxRequestsPerSecond: 2.5 },
     });
     expect(
       resolveSettings((k) => given[k as keyof typeof given], { CWS_MAX_REQUESTS_PER_SECOND: "40" }),
     ).toEqual({ settings: { ...base, maxRequestsPerSecond: 40 } });
-    expect(resolveSettings((k) => ({ ...given, maxRequestsPerSecond: "fast" })[k], {})).toEqual({
+    expect(resolveSettings(withRate("fast"), {})).toEqual({
       invalid: ["maxRequestsPerSecond"],
     });
     // Pulumi: the stack's config (strings), the plugin's provider inputs (numbers too).
@@ -59,6 +60,32 @@ describe("provider settings", () => {
       "max_requests_per_second must be a positive number of requests a second, e.g. 50 (got 0)",
     ]);
     expect(providerSettings({ ...block, max_requests_per_second: null }, {}).settings).toEqual(base);
+  });
+
+  it("take how long a service that cannot be reached is tried, in seconds, in each tool's words", () => {
+    const given = { baseUrl: "http://x/v3", org: "o", apiToken: "t" };
+    const base = { baseUrl: "http://x/v3", org: "o", token: "t" };
+    expect(
+      resolveSettings((k) => given[k as keyof typeof given], { CWS_UNREACHABLE_TIMEOUT_SEC: "5" }),
+    ).toEqual({ settings: { ...base, unreachableTimeoutSec: 5 } });
+    expect(configFrom({ ...given, unreachableTimeoutSec: 3 }, new Map())).toEqual({
+      ...base,
+      unreachableTimeoutSec: 3,
+    });
+    expect(checkConfig({ ...given, unreachableTimeoutSec: "soon" }, {})).toEqual([
+      {
+        property: "unreachableTimeoutSec",
+        reason: 'cws:unreachableTimeoutSec must be a positive number of seconds, e.g. 20 (got "soon")',
+      },
+    ]);
+    const block = { endpoint: "http://x/v3", org: "o", api_token: "t", unreachable_timeout_sec: 0 };
+    expect(validateProviderBlock(block).map((d) => d.detail)).toEqual([
+      "unreachable_timeout_sec must be a positive number of seconds, e.g. 20 (got 0)",
+    ]);
+    expect(providerSettings({ ...block, unreachable_timeout_sec: 7 }, {}).settings).toEqual({
+      ...base,
+      unreachableTimeoutSec: 7,
+    });
   });
 
   it("hold a base URL to one rule, which both protocols say with their own name for it", () => {
