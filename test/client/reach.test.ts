@@ -3,7 +3,7 @@
 // check, says while it retries how much longer it will, and a service back within the window is
 // waited out.
 import { createServer as createHttpServer } from "node:http";
-import { createServer as createNetServer, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   CwsClient,
@@ -12,6 +12,7 @@ import {
   type CwsClientOptions,
   type RetryInfo,
 } from "../../client/index.ts";
+import { closedPort } from "../helpers/ports.ts";
 
 const SECRET = "tok-SECRET-reach";
 const clients: CwsClient[] = [];
@@ -23,15 +24,6 @@ function clientOf(baseUrl: string, opts: Partial<CwsClientOptions> = {}): CwsCli
   const c = new CwsClient({ baseUrl, org: "demo", token: SECRET, baseUrlSetting: "cws:baseUrl", ...opts });
   clients.push(c);
   return c;
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const srv = createNetServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
 }
 
 /** Runs `fn` as a provider operation does: under a retry budget far longer than the window. */
