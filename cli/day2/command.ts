@@ -7,7 +7,7 @@
  * a sandbox exits with the command's own status.
  */
 import type { ParseArgsOptionsConfig } from "node:util";
-import { CwsApiError, CwsClient, isAuthError, isNotFound } from "../../client/index.ts";
+import { CwsApiError, CwsClient, isAuthError, isConnectionError, isNotFound } from "../../client/index.ts";
 import type { Io } from "../../provider/adopt/command.ts";
 import {
   SERVICE_FLAGS,
@@ -15,13 +15,11 @@ import {
   flagProblem,
   refusedTokenText,
 } from "../../provider/frontend/command-settings.ts";
-import { SETTINGS } from "../../provider/frontend/settings.ts";
+import { SETTINGS, type Settings } from "../../provider/frontend/settings.ts";
 import { parseArguments } from "../flags.ts";
 
-export type { Io };
-
 /** The flags every one of these commands takes (-h/--help besides). */
-export const COMMON_FLAGS = { ...SERVICE_FLAGS, json: { type: "boolean" } } as const;
+const COMMON_FLAGS = { ...SERVICE_FLAGS, json: { type: "boolean" } } as const;
 
 /** The lines of the help that every one of these commands ends with. */
 export const COMMON_HELP = `  --json            JSON instead of a table
@@ -41,7 +39,6 @@ export class CommandError extends Error {}
 /** What a command runs with. */
 export interface CommandContext {
   client: CwsClient;
-  org: string;
   /** The flags' values, as parsed. */
   values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   /** The arguments (those after `--` too), in their order. */
@@ -83,8 +80,9 @@ export function printJson(io: Io, value: unknown): void {
 }
 
 /** What went wrong, in the user's words: the token, an unknown uid, or the service's own message. */
-function failureText(e: unknown, org: string, uid: string | undefined): string {
+function failureText(e: unknown, { org, baseUrl }: Settings, uid: string | undefined): string {
   if (isAuthError(e)) return refusedTokenText(org, (e as CwsApiError).serviceMessage);
+  if (isConnectionError(e)) return `cannot reach the service at ${baseUrl}: ${(e as Error).message}`;
   if (isNotFound(e) && (e as CwsApiError).reason === "WORKLOAD_NOT_FOUND" && uid !== undefined)
     return `no workload or sandbox '${uid}' in org '${org}' (cws list shows what the org has)`;
   if (e instanceof CwsApiError) return `the service refused: ${e.message}`;
@@ -122,7 +120,6 @@ export async function runCommand(
   try {
     return await command.run({
       client,
-      org: settings.org,
       values,
       args: positionals,
       json: values.json === true,
@@ -134,7 +131,7 @@ export async function runCommand(
       say(`${e.message}\nRun 'cws ${command.name} --help' for the options.`);
       return 2;
     }
-    const text = failureText(e, settings.org, positionals[0]);
+    const text = failureText(e, settings, positionals[0]);
     say(client.scrub(text).split(settings.token).join("[secret]"));
     return 1;
   } finally {
