@@ -45,21 +45,17 @@ const DAY2: Record<string, () => Promise<Command>> = {
   list: async () => (await import("./day2/list.ts")).list,
 };
 
-/**
- * `cws logs | events | exec | reboot | list <args>`: answers the exit status. `interrupt` ends a
- * follow (default: Ctrl-C).
- */
+/** `cws logs | events | exec | reboot | list <args>`: answers the exit status. */
 export async function day2Command(
   command: string,
   args: string[],
   io: Io,
   env: NodeJS.ProcessEnv = process.env,
-  interrupt?: AbortSignal,
 ): Promise<number> {
-  const load = DAY2[command];
+  const load = Object.hasOwn(DAY2, command) ? DAY2[command] : undefined;
   if (!load) throw new Error(`'${command}' is not one of ${Object.keys(DAY2).join(", ")}`);
   const { runCommand } = await import("./day2/command.ts");
-  return runCommand(await load(), args, io, env, interrupt);
+  return runCommand(await load(), args, io, env);
 }
 
 /** Runs `cws <argv>`; the exit status is set on `process.exitCode` (or the process exits). */

@@ -45,8 +45,6 @@ export interface CommandContext {
   args: string[];
   json: boolean;
   io: Io;
-  /** Ends what follows (logs --follow) when it aborts: Ctrl-C unless the caller gives another. */
-  interrupt?: AbortSignal;
 }
 
 export interface Command {
@@ -95,7 +93,6 @@ export async function runCommand(
   argv: string[],
   io: Io,
   env: NodeJS.ProcessEnv = process.env,
-  interrupt?: AbortSignal,
 ): Promise<number> {
   const say = (text: string) => io.err(`cws ${command.name}: ${text}\n`);
   const parsed = parseArguments(argv, { ...command.flags, ...COMMON_FLAGS });
@@ -124,7 +121,6 @@ export async function runCommand(
       args: positionals,
       json: values.json === true,
       io,
-      interrupt,
     });
   } catch (e) {
     if (e instanceof UsageError) {

@@ -16,11 +16,7 @@ Options:
 ${COMMON_HELP}`;
 
 /** Ctrl-C (SIGINT) or SIGTERM as an abort, for as long as `work` runs. */
-async function untilInterrupted<T>(
-  given: AbortSignal | undefined,
-  work: (s: AbortSignal) => Promise<T>,
-): Promise<T> {
-  if (given) return work(given);
+async function untilInterrupted<T>(work: (s: AbortSignal) => Promise<T>): Promise<T> {
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once("SIGINT", onSignal);
@@ -66,7 +62,7 @@ export const logs: Command = {
       out.end();
       return 0;
     }
-    return untilInterrupted(ctx.interrupt, async (signal) => {
+    return untilInterrupted(async (signal) => {
       try {
         for await (const chunk of ctx.client.workloads.followLogs(uid, query, { signal })) out.write(chunk);
       } catch (e) {
