@@ -3,11 +3,14 @@
  * the command line (cli/flags.ts) with the flags each command declares, and dispatches the values
  * to the server's commands (`serve`: server/cli.ts; `resources`, `reset`, `seed`, `inventory`:
  * server/cli/inspect.ts) or to `cws adopt` (provider/adopt/command.ts), which reads an org through
- * the provider's resource modules. Each command's module is loaded only when it runs. bin/cws runs
+ * the provider's resource modules, or to the commands that operate an org's workloads over the
+ * typed client (`logs`, `events`, `exec`, `reboot`, `list`: cli/day2/). Each command's module is
+ * loaded only when it runs. bin/cws runs
  * it from the npm package (cli/cws.ts); the release executable runs it under the name `cws`
  * (cli/executable.ts).
  */
 import type { Io } from "../provider/adopt/command.ts";
+import type { Command } from "./day2/command.ts";
 import { parseFlags } from "./flags.ts";
 
 const STDIO: Io = {
@@ -33,11 +36,37 @@ export async function inspectCommand(command: string, args: string[], io: Io, he
   return inspect(known, parseFlags(args, INSPECT_FLAGS), io, help);
 }
 
+/** The commands over the service's API (cli/day2/), by name: each loads its module. */
+const DAY2: Record<string, () => Promise<Command>> = {
+  logs: async () => (await import("./day2/logs.ts")).logs,
+  events: async () => (await import("./day2/events.ts")).events,
+  exec: async () => (await import("./day2/exec.ts")).exec,
+  reboot: async () => (await import("./day2/reboot.ts")).reboot,
+  list: async () => (await import("./day2/list.ts")).list,
+};
+
+/** `cws logs | events | exec | reboot | list <args>`: answers the exit status. */
+export async function day2Command(
+  command: string,
+  args: string[],
+  io: Io,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const load = Object.hasOwn(DAY2, command) ? DAY2[command] : undefined;
+  if (!load) throw new Error(`'${command}' is not one of ${Object.keys(DAY2).join(", ")}`);
+  const { runCommand } = await import("./day2/command.ts");
+  return runCommand(await load(), args, io, env);
+}
+
 /** Runs `cws <argv>`; the exit status is set on `process.exitCode` (or the process exits). */
 export async function cws(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === "adopt") {
     process.exitCode = await adoptCommand(rest, STDIO);
+    return;
+  }
+  if (command !== undefined && Object.hasOwn(DAY2, command)) {
+    process.exitCode = await day2Command(command, rest, STDIO);
     return;
   }
   const server = await import("../server/cli.ts");

@@ -35,7 +35,7 @@ export interface WaitDiagnosis {
   logs: string[];
   /** current: the running (or last) container; previous: the one before its restart; serial: a VM's console. */
   logsOf: "current" | "previous" | "serial";
-  /** How to read more: the API calls (and their query). */
+  /** How to read more: the `cws` commands (cli/day2/), then the API calls (and their query). */
   more: string[];
   /** Why (part of) the diagnosis could not be read, when it could not: one line. */
   unavailable?: string;

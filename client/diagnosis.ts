@@ -29,7 +29,7 @@ export interface DiagnosisSource {
     opts?: RequestOptions,
   ): Promise<Page<WorkloadEvent>>;
   logs(uid: string, query: { tail?: number; previous?: boolean }, opts?: RequestOptions): Promise<string>;
-  /** The base URL and org, for the "more" line. */
+  /** The base URL and org, for the "more" line's API calls. */
   readonly where: { baseUrl: string; org: string };
   /** Redacts what the client itself holds secret (its token). */
   scrub(text: string): string;
@@ -103,7 +103,12 @@ export async function diagnose(
     events: [],
     logs: [],
     logsOf: "current",
-    more: [`GET ${base}/logs?tail=200`, `GET ${base}/events`],
+    more: [
+      `cws logs ${uid} --tail 200`,
+      `cws events ${uid}`,
+      `GET ${base}/logs?tail=200`,
+      `GET ${base}/events`,
+    ],
   };
   const failed: string[] = [];
   const note = (what: string) => (e: unknown) => {
@@ -151,7 +156,8 @@ export async function diagnose(
       if (previous) {
         d.logs = lastLines(previous);
         d.logsOf = "previous";
-        d.more[0] = `GET ${base}/logs?tail=200&previous=true`;
+        d.more[0] = `cws logs ${uid} --tail 200 --previous`;
+        d.more[2] = `GET ${base}/logs?tail=200&previous=true`;
       }
     }
   });

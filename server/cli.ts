@@ -16,6 +16,13 @@ Commands:
   seed --print          the seed 'cws serve' starts from (with --data-dir / --seed as serve takes them)
   adopt                 write what brings an org under Pulumi or OpenTofu (cws adopt --help)
 
+Commands on an org's workloads (CWS_BASE_URL, CWS_ORG, CWS_API_TOKEN; cws <command> --help):
+  list [KIND]           what the org has, by kind, with the filters of each kind's list
+  logs UID              a workload's log (--tail N, --previous, --follow)
+  events UID            a workload's events
+  exec UID -- CMD...    run a command in a RENTAL workload or a sandbox
+  reboot UID            reboot a VM and wait until it runs again
+
 Options of resources, reset and inventory:
   --url URL                 the server (default CWS_URL, else the origin of CWS_BASE_URL, else
                             http://127.0.0.1:8080)

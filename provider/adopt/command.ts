@@ -8,15 +8,15 @@
  * 2 bad usage.
  */
 import { writeFileSync } from "node:fs";
-import { CwsClient, isAuthError, unreachableStatus } from "../../client/index.ts";
+import { isAuthError } from "../../client/index.ts";
 import {
-  SETTINGS,
-  baseUrlProblem,
-  resolveSettings,
-  settingProblem,
-  type NumberSettingKey,
-  type SettingKey,
-} from "../frontend/settings.ts";
+  SERVICE_FLAGS,
+  commandClient,
+  commandSettings,
+  flagProblem,
+  refusedTokenText,
+} from "../frontend/command-settings.ts";
+import { SETTINGS, type Settings } from "../frontend/settings.ts";
 import { messageOf } from "../core/values.ts";
 import { FORMATS, IMPORT_BY, adoptOrg, kindOf, type Format, type ImportBy } from "./adopt.ts";
 import { ADOPT_KINDS } from "./inventory.ts";
@@ -53,13 +53,6 @@ export interface Io {
 
 class UsageError extends Error {}
 
-/** What to say when a setting is set nowhere. */
-const MISSING: Record<Exclude<SettingKey, NumberSettingKey>, string> = {
-  baseUrl: `the service's URL is missing: set ${SETTINGS.baseUrl.env} or --url (e.g. https://cws.example.com/v3)`,
-  org: `the org is missing: set ${SETTINGS.org.env} or --org`,
-  apiToken: `the API token is missing: set ${SETTINGS.apiToken.env} (it is read from the environment only)`,
-};
-
 interface AdoptOptions {
   format: Format;
   importBy?: ImportBy;
@@ -70,7 +63,7 @@ interface AdoptOptions {
   baseUrl: string;
   org: string;
   token: string;
-  unreachableTimeoutSec?: number;
+  settings: Settings;
 }
 
 /** The flags of `cws adopt`, for the command line's parser (-h/--help besides). */
@@ -81,8 +74,7 @@ export const ADOPT_FLAGS = {
   type: { type: "string", multiple: true },
   name: { type: "string" },
   project: { type: "string" },
-  url: { type: "string" },
-  org: { type: "string" },
+  ...SERVICE_FLAGS,
 } as const;
 
 /** The values of ADOPT_FLAGS as parsed. */
@@ -102,11 +94,7 @@ export interface AdoptFlags {
 export type ParsedAdoptFlags = { values: AdoptFlags } | { error: string };
 
 function settings(parsed: ParsedAdoptFlags, env: NodeJS.ProcessEnv): AdoptOptions | "help" {
-  if ("error" in parsed) {
-    if (/'--(api-)?token'/.test(parsed.error))
-      throw new UsageError(`the API token is read from ${SETTINGS.apiToken.env} only, never from a flag`);
-    throw new UsageError(parsed.error);
-  }
+  if ("error" in parsed) throw new UsageError(flagProblem(parsed.error));
   const { values } = parsed;
   if (values.help) return "help";
   const format = values.format;
@@ -128,19 +116,9 @@ function settings(parsed: ParsedAdoptFlags, env: NodeJS.ProcessEnv): AdoptOption
     throw new UsageError("--project must be a project id (got an empty value)");
   if (values.out !== undefined && !values.out)
     throw new UsageError("--out must be a file name (got an empty value)");
-  const given: Partial<Record<SettingKey, string>> = { baseUrl: values.url, org: values.org };
-  const resolved = resolveSettings((k) => given[k], env);
-  if ("missing" in resolved) throw new UsageError(MISSING[resolved.missing[0] as keyof typeof MISSING]);
-  if ("invalid" in resolved) {
-    const key = resolved.invalid[0]!;
-    throw new UsageError(settingProblem(key, SETTINGS[key].env, undefined, env)!);
-  }
-  const { baseUrl, org, token, unreachableTimeoutSec } = resolved.settings;
-  const urlFrom = values.url !== undefined ? "--url" : SETTINGS.baseUrl.env;
-  const problem = baseUrlProblem(urlFrom, baseUrl);
-  if (problem) throw new UsageError(problem);
-  if (new URL(baseUrl).username || new URL(baseUrl).password)
-    throw new UsageError(`${urlFrom} must not carry credentials: the token goes in ${SETTINGS.apiToken.env}`);
+  const resolved = commandSettings(values, env);
+  if ("problem" in resolved) throw new UsageError(resolved.problem);
+  const { baseUrl, org, token } = resolved.settings;
   const importBy = values["import-by"];
   if (importBy !== undefined && !IMPORT_BY.includes(importBy as ImportBy))
     throw new UsageError(`--import-by must be identity or id (got '${importBy}')`);
@@ -156,7 +134,7 @@ function settings(parsed: ParsedAdoptFlags, env: NodeJS.ProcessEnv): AdoptOption
     baseUrl,
     org,
     token,
-    unreachableTimeoutSec,
+    settings: resolved.settings,
   };
 }
 
@@ -198,16 +176,7 @@ export async function adoptCommand(
     io.out(ADOPT_HELP);
     return 0;
   }
-  const client = new CwsClient({
-    baseUrl: s.baseUrl,
-    org: s.org,
-    token: s.token,
-    baseUrlSetting: `--url (or ${SETTINGS.baseUrl.env})`,
-    ...(s.unreachableTimeoutSec !== undefined
-      ? { unreachableTimeoutMs: s.unreachableTimeoutSec * 1000 }
-      : {}),
-    onRetry: (info) => info.unreachable && io.err(`cws adopt: ${unreachableStatus(info.unreachable)}\n`),
-  });
+  const client = commandClient(s.settings, "adopt", io.err);
   let result;
   try {
     result = await adoptOrg(client, {
@@ -219,9 +188,7 @@ export async function adoptCommand(
       project: s.project,
     });
   } catch (e) {
-    const why = isAuthError(e)
-      ? `the service refused the token for org '${s.org}' (${messageOf(e)}): check ${SETTINGS.apiToken.env} and --org`
-      : messageOf(e);
+    const why = isAuthError(e) ? refusedTokenText(s.org, messageOf(e)) : messageOf(e);
     io.err(`cws adopt: reading org '${s.org}' at ${s.baseUrl} failed: ${why.split(s.token).join("***")}\n`);
     return 1;
   }

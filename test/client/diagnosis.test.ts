@@ -74,7 +74,7 @@ describe("formatDiagnosis", () => {
       ],
       logs: ["T1 booting", "T2 fatal: no config"],
       logsOf: "previous",
-      more: ["GET u/logs?tail=200&previous=true"],
+      more: ["cws logs wl-1 --tail 200 --previous", "cws events wl-1", "GET u/logs?tail=200&previous=true"],
     });
     expect(text.split("\n")).toEqual([
       "  last status: error (0/0 ready): container exited",
@@ -84,7 +84,7 @@ describe("formatDiagnosis", () => {
       "  last 2 log lines of the previous container, before its restart:",
       "    T1 booting",
       "    T2 fatal: no config",
-      "  more: GET u/logs?tail=200&previous=true",
+      "  more: cws logs wl-1 --tail 200 --previous ; cws events wl-1 ; GET u/logs?tail=200&previous=true",
     ]);
   });
 });
@@ -122,7 +122,9 @@ describe("workloads.waitForStatus: the diagnosis of a failed wait", () => {
       ),
     );
     expect(e.message).toContain("(exit code 4)");
-    expect(e.message).toContain(`more: GET ${server.baseUrl}/orgs/demo/workloads/${uid}/logs?tail=200`);
+    expect(e.message).toContain(
+      `more: cws logs ${uid} --tail 200 ; cws events ${uid} ; GET ${server.baseUrl}/orgs/demo/workloads/${uid}/logs?tail=200 ; GET ${server.baseUrl}/orgs/demo/workloads/${uid}/events`,
+    );
   });
 
   it("a crash loop: the previous container's lines when the current one printed nothing", async () => {
@@ -134,6 +136,7 @@ describe("workloads.waitForStatus: the diagnosis of a failed wait", () => {
     expect(e.diagnosis!.logsOf).toBe("previous");
     expect(e.diagnosis!.logs.at(-1)).toMatch(/panic: nil map$/);
     expect(e.message).toContain("log lines of the previous container, before its restart");
+    expect(e.message).toContain(`more: cws logs ${uid} --tail 200 --previous ; cws events ${uid} ;`);
     expect(e.message).toContain("logs?tail=200&previous=true");
   });
 

@@ -1,7 +1,7 @@
 /**
  * A new user's first command with one typo in the endpoint, in each tool: the real `pulumi up` of
- * a YAML program (the native plugin), an Automation API `up` of the dynamic provider, `tofu apply`
- * and `cws adopt`, each creating (or reading) one thing at `baseUrl`, timed. The suite
+ * a YAML program (the native plugin), an Automation API `up` of the dynamic provider, `tofu apply`,
+ * `cws adopt` and `cws list`, each creating (or reading) one thing at `baseUrl`, timed. The suite
  * (unreachable.test.ts) runs them against a closed port; bench/unreachable.ts times them at the
  * default window beside the same commands against a live server.
  */
@@ -117,10 +117,10 @@ resource "cws_ssh_key" "deploy" {
   }
 }
 
-/** `cws adopt --format pulumi` of the org at `baseUrl` (CWS_BASE_URL). */
-export function adopt(baseUrl: string, window: Window): Promise<Ran> {
+/** `cws ARGS` (`adopt --format pulumi`, `list`) against the org at `baseUrl` (CWS_BASE_URL). */
+export function cws(args: string[], baseUrl: string, window: Window): Promise<Ran> {
   return timed(async () => {
-    const r = await runProcess(process.execPath, [CWS, "adopt", "--format", "pulumi"], {
+    const r = await runProcess(process.execPath, [CWS, ...args], {
       env: {
         ...process.env,
         CWS_BASE_URL: baseUrl,

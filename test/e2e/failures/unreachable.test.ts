@@ -1,7 +1,7 @@
 /**
  * A service that cannot be reached, as a new user meets it with one typo in the endpoint
  * (client/reach.ts): the real `pulumi up` of a YAML program (the native plugin), an Automation API
- * `up` of the dynamic provider, `tofu apply` and `cws adopt` against a closed port each fail with a
+ * `up` of the dynamic provider, `tofu apply`, `cws adopt` and `cws list` against a closed port each fail with a
  * message naming the endpoint, the cause and the setting to check, after retrying no longer than
  * the unreachable window: the default (20 s) for the YAML program, the setting in each tool's
  * words for the others (5 s, to keep the suite short). The time to failure at the default window,
@@ -19,7 +19,7 @@ import { waitFor } from "../../helpers/wait.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { cwsStack, liveResources } from "../../helpers/stacks.ts";
 import { FRONT_ENDS } from "../../helpers/front-ends.ts";
-import { adopt, dynamicUp, tofuApply, yamlUp, type Ran } from "./unreachable-runs.ts";
+import { cws, dynamicUp, tofuApply, yamlUp, type Ran } from "./unreachable-runs.ts";
 
 /** The window the tests other than the YAML one set, in seconds. */
 const SHORT_WINDOW = 5;
@@ -80,13 +80,18 @@ describe("a service that cannot be reached", () => {
     },
   );
 
-  it(
-    "fails `cws adopt` after CWS_UNREACHABLE_TIMEOUT_SEC, saying how much longer it tries",
+  it.each([
+    ["adopt", "--format", "pulumi"],
+    ["list", "Workload"],
+  ])(
+    "fails `cws %s` after CWS_UNREACHABLE_TIMEOUT_SEC, saying how much longer it tries",
     { timeout: 60_000 },
-    async () => {
-      const r = await adopt(closed, SHORT_WINDOW);
+    async (...args) => {
+      const r = await cws(args, closed, SHORT_WINDOW);
       expectUnreachable(r, SHORT_WINDOW, "--url (or CWS_BASE_URL)");
-      expect(r.output).toMatch(/cws adopt: cannot reach the service .*; retrying for up to \d+ s more/);
+      expect(r.output).toMatch(
+        new RegExp(`cws ${args[0]}: cannot reach the service .*; retrying for up to \\d+ s more`),
+      );
     },
   );
 

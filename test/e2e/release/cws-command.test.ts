@@ -1,7 +1,8 @@
 /**
  * The `cws` command from the release's `cws_<version>_linux_amd64.tar.gz`, with no Node.js of its
  * own: `cws serve` runs the reference server, whose sandboxes run their agent with the server's
- * own executable started as `node` (cli/executable.ts), and `cws adopt` reads an org from it.
+ * own executable started as `node` (cli/executable.ts), `cws adopt` reads an org from it, and
+ * the commands on an org's workloads (`cws list`, `cws exec`) run against it.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -59,6 +60,16 @@ describe("the cws command from the release", () => {
         cmd: "echo from the sandbox; readlink /proc/$PPID/exe",
       });
       expect(r.stdout).toBe("from the sandbox\n/.cws/node\n");
+      const day2 = (args: string[]) =>
+        runProcess(cws, args, {
+          env: { ...env, CWS_BASE_URL: baseUrl, CWS_ORG: "demo", CWS_API_TOKEN: DEMO_TOKEN },
+          allowFailure: true,
+        });
+      const listed = await day2(["list", "Sandbox", "--json"]);
+      expect(listed.code, listed.output).toBe(0);
+      expect(JSON.parse(listed.stdout)).toMatchObject([{ uid: w.uid, name: "release-box" }]);
+      const exited = await day2(["exec", w.uid, "--", "sh", "-c", "echo out; exit 7"]);
+      expect({ code: exited.code, stdout: exited.stdout }).toEqual({ code: 7, stdout: "out\n" });
     } finally {
       await client.workloads.delete(w.uid);
     }
