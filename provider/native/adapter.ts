@@ -266,7 +266,8 @@ export class CwsPlugin {
       res.setFailuresList(failuresOf(failures));
       return res;
     }
-    res.setReturn(encode(await fn.run(await this.#session.client(), args)));
+    const secrets = Object.keys(fn.result).filter((k) => fn.result[k]!.secret);
+    res.setReturn(encode(await fn.run(await this.#session.client(), args), secrets));
     return res;
   }
 }
