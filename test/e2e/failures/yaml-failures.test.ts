@@ -112,6 +112,7 @@ describe("a failed `pulumi up` of a YAML program", () => {
         const out = JSON.parse(text) as {
           pullStatus: string;
           pullMessage: string;
+          pullAuth: unknown;
           pullEvents: { reason?: string; message?: string; workloadUid: string }[];
           exitLines: string[];
           loopUid: string;
@@ -119,6 +120,10 @@ describe("a failed `pulumi up` of a YAML program", () => {
           vmLines: string[];
         };
         expect(out.pullStatus).toBe("error");
+        expect(out.pullMessage).toMatch(/pull access denied \(tried credentials ci\/\[secret\]\)/);
+        // The registry's credentials stay a secret, as on a Workload resource (without its password).
+        expect(out.pullAuth).toEqual({ server: "ghcr.io", username: "ci" });
+        expect(JSON.parse(await pulumi("stack", "output", "--json")).pullAuth).toBe("[secret]");
         expect(out.pullEvents.find((e) => e.reason === "Failed")?.message).toMatch(
           /pull access denied \(tried credentials ci\/\[secret\]\)/,
         );

@@ -166,7 +166,8 @@ describe("terraform-provider-cws over gRPC with mutual TLS", () => {
     ]);
     // A data source's argument that its result also has is one attribute: set, or read back.
     const one = res.data_source_schemas.cws_workload.block;
-    for (const a of ["uid", "name"]) expect(attr(one, a), a).toMatchObject({ optional: true, computed: true });
+    for (const a of ["uid", "name"])
+      expect(attr(one, a), a).toMatchObject({ optional: true, computed: true });
     expect(attr(one, "registry_auth")).toMatchObject({ sensitive: true, computed: true });
     const logs = res.data_source_schemas.cws_workload_logs.block;
     expect(attr(logs, "redact")).toMatchObject({ sensitive: true, optional: true });
