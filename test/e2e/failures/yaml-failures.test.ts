@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run, runProcess } from "../../../scripts/run.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { REPO_ROOT } from "../../../scripts/repo-root.ts";
-import { DEMO_TOKEN } from "../../helpers/http.ts";
 import { filesContaining, programDir } from "../../helpers/program-dir.ts";
 import { liveResources } from "../../helpers/stacks.ts";
 import {
