@@ -156,6 +156,17 @@ describe("getWorkload", () => {
     await expect(getWorkload(client, { uid: "wl-nothing" })).rejects.toThrow(
       /^uid: .*no live workload wl-nothing/,
     );
+    const box = await client.workloads.create({
+      type: "SANDBOX",
+      name: uniq("box"),
+      image: "tpl-ubuntu-headless",
+    });
+    await expect(getWorkload(client, { uid: box.uid })).rejects.toThrow(
+      `uid: workload ${box.uid} is a SANDBOX; getWorkload reads RENTAL, VM and BM workloads`,
+    );
+    expect(((await getWorkloadEvents(client, { uid: box.uid })) as { events: unknown[] }).events).not.toEqual(
+      [],
+    );
     await expect(getWorkloadEvents(client, { uid: "wl-nothing" })).rejects.toThrow(
       "uid: the org demo has no workload wl-nothing",
     );
