@@ -11,6 +11,7 @@ import {
   CwsApiError,
   CwsUnreachableError,
   isAuthError,
+  type CwsClient,
   isConnectionError,
   isNotFound,
 } from "../../client/index.ts";

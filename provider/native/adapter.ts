@@ -261,13 +261,13 @@ export class CwsPlugin {
     const fn = FUNCTIONS[name];
     if (!fn) throw new Error(`${PACKAGE}: unknown function ${tok}`);
     const args = decode(req.getArgs()).props;
-    const res = new providerPb.InvokeResponse();
+    // Bad arguments are an error, not the response's `failures`: `pulumi do` prints an empty result
+    // for those and exits 0, while a program shows either.
     const failures = checkFunctionArgs(fn, args);
-    if (failures.length) {
-      res.setFailuresList(failuresOf(failures));
-      return res;
-    }
-    res.setReturn(encode(await fn.run(await this.#session.client(), args)));
+    if (failures.length) throw new Error(failures.map((f) => f.reason).join("; "));
+    const res = new providerPb.InvokeResponse();
+    const secrets = Object.keys(fn.result).filter((k) => fn.result[k]!.secret);
+    res.setReturn(encode(await fn.run(await this.#session.client(), args), secrets));
     return res;
   }
 }

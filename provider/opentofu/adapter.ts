@@ -392,7 +392,8 @@ export class TofuProvider {
     const { fn, args } = this.#dataSource(req.type_name);
     const values = toCore(args, decodeValue(req.config as DynamicValue));
     const known = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== UNKNOWN));
-    return { diagnostics: this.#failures(checkFunctionArgs(fn, known), "Invalid value") };
+    const allKnown = Object.keys(known).length === Object.keys(values).length;
+    return { diagnostics: this.#failures(checkFunctionArgs(fn, known, allKnown), "Invalid value") };
   }
 
   async readDataSource(req: Req): Promise<unknown> {

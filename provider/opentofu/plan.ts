@@ -23,7 +23,8 @@ import { sameTwins, withoutSecrets } from "./write-only.ts";
 /** Computed attributes that keep their value through an update. */
 const STABLE = new Set(["id", "uid", "created_at"]);
 
-export const isInput = (a: TfAttribute) => !a.computed;
+/** An attribute the configuration may set: not computed, or optional and computed (a data source's uid). */
+export const isInput = (a: TfAttribute) => !a.computed || !!a.optional;
 
 export interface PlannedChange {
   planned: TfObject;

@@ -288,8 +288,15 @@ export function resourcesOf(schema: PackageSchema): TfResource[] {
 
 export function dataSourcesOf(schema: PackageSchema): TfResource[] {
   return Object.entries(schema.functions).map(([token, f]) => {
-    const args = Object.entries(f.inputs.properties).map(([k, p]) => inputAttribute(schema, k, p, false));
-    const results = Object.entries(f.outputs.properties).map(([k, p]) => outputAttribute(schema, k, p));
+    // An argument the result also has (getWorkload's uid and name) is one attribute, set or read.
+    const returned = (k: string) => k in f.outputs.properties;
+    const args = Object.entries(f.inputs.properties).map(([k, p]) => ({
+      ...inputAttribute(schema, k, p, false),
+      ...(returned(k) ? { computed: true } : {}),
+    }));
+    const results = Object.entries(f.outputs.properties)
+      .filter(([k]) => !(k in f.inputs.properties))
+      .map(([k, p]) => outputAttribute(schema, k, p));
     const attributes = [...args, ...results];
     return {
       typeName: tfName(coreName(token)),

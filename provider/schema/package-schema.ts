@@ -10,7 +10,8 @@ import { requiredOf, type Definition, type InputDef } from "../core/definition.t
 import { DEFINITIONS } from "../registry.ts";
 import { camelToSnake } from "../core/wire.ts";
 import { SETTINGS, SETTING_KEYS } from "../frontend/settings.ts";
-import { typeOf, type ObjectTypeSpec, type PropertySpec } from "./zod-types.ts";
+import { z } from "zod";
+import { core, typeOf, type ObjectTypeSpec, type PropertySpec } from "./zod-types.ts";
 
 export const PACKAGE = "cws";
 export const token = (name: string) => `${PACKAGE}:index:${name}`;
@@ -77,24 +78,27 @@ export function buildSchema(version: string): Record<string, unknown> {
     resources[token(name)] = resourceSpec(DEFINITIONS[name]!, types);
   const functions: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(FUNCTIONS).sort(([a], [b]) => a.localeCompare(b))) {
-    const itemType = typeOf(fn.result.item, `${name.replace(/^get/, "")}Item`, types);
+    const itemType = `${name.replace(/^get/, "")}Item`;
+    const property = (key: string, p: { schema: z.ZodType; description: string; secret?: boolean }) => ({
+      ...typeOf(p.schema, core(p.schema) instanceof z.ZodArray ? itemType : key, types),
+      description: p.description,
+      ...(p.secret ? { secret: true } : {}),
+    });
+    const required = (ps: Record<string, { required?: boolean }>) => {
+      const keys = Object.keys(ps).filter((k) => ps[k]!.required);
+      return keys.length ? { required: keys } : {};
+    };
     functions[token(name)] = {
       description: fn.description,
       inputs: {
         type: "object",
-        properties: Object.fromEntries(
-          Object.entries(fn.args).map(([k, a]) => [
-            k,
-            { ...typeOf(a.schema, k, types), description: a.description },
-          ]),
-        ),
+        properties: Object.fromEntries(Object.entries(fn.args).map(([k, a]) => [k, property(k, a)])),
+        ...required(fn.args),
       },
       outputs: {
         type: "object",
-        properties: {
-          [fn.result.name]: { type: "array", items: itemType, description: fn.result.description },
-        },
-        required: [fn.result.name],
+        properties: Object.fromEntries(Object.entries(fn.result).map(([k, r]) => [k, property(k, r)])),
+        ...required(fn.result),
       },
     };
   }

@@ -1,11 +1,13 @@
 /**
  * The lookups' calls to the API: each is plain TypeScript over the client
- * (`await getRegions(client, {})`), run by the native plugin's Invoke.
+ * (`await getRegions(client, {})`), run by the native plugin's Invoke and the OpenTofu provider's
+ * data sources; the workload reads' calls are in workload-reads-controller.ts.
  */
 import type { SANDBOX_TEMPLATE_KINDS, SANDBOX_TEMPLATE_STATUSES } from "../../../api/index.ts";
 import type { CwsClient } from "../../../client/index.ts";
 import { fromWire } from "../../core/wire.ts";
 import { FUNCTION_DEFINITIONS, type FunctionSpec } from "./definition.ts";
+import { WORKLOAD_READ_RUNS } from "./workload-reads-controller.ts";
 
 type Props = Record<string, unknown>;
 
@@ -59,6 +61,7 @@ const RUN: Record<keyof typeof FUNCTION_DEFINITIONS, Run> = {
     const live = (await collect(client.volumes.iterate({}))).filter((v) => !v.deleted_by);
     return { volumes: camel(byName(live, args.name)) };
   },
+  ...WORKLOAD_READ_RUNS,
 };
 
 export const FUNCTIONS: Record<string, FunctionDef> = Object.fromEntries(
@@ -68,9 +71,21 @@ export const FUNCTIONS: Record<string, FunctionDef> = Object.fromEntries(
   ]),
 );
 
-/** Checks a function's arguments against its definition; failures name the argument. */
-export function checkFunctionArgs(fn: FunctionDef, args: Props): { property: string; reason: string }[] {
+/**
+ * Checks a function's arguments against its definition: each known and valid, the required ones
+ * given, then its rules across arguments. Failures name the argument. `known`: false while some
+ * values are not known yet (a plan), when a missing one may still come.
+ */
+export function checkFunctionArgs(
+  fn: FunctionDef,
+  args: Props,
+  known = true,
+): { property: string; reason: string }[] {
   const failures: { property: string; reason: string }[] = [];
+  if (known)
+    for (const [k, arg] of Object.entries(fn.args))
+      if (arg.required && (args[k] === undefined || args[k] === null))
+        failures.push({ property: k, reason: `${k} is required` });
   for (const [k, v] of Object.entries(args)) {
     const arg = fn.args[k];
     if (!arg) {
@@ -84,6 +99,7 @@ export function checkFunctionArgs(fn: FunctionDef, args: Props): { property: str
     if (!r.success)
       failures.push({ property: k, reason: `${k}: ${r.error.issues[0]?.message ?? "invalid"}` });
   }
+  if (!failures.length && known && fn.validate) failures.push(...fn.validate(args));
   return failures;
 }
 
@@ -105,3 +121,7 @@ export const getWorkloadTemplates = (client: CwsClient, args: Props = {}) =>
   lookup(client, "getWorkloadTemplates", args);
 export const getSshKeys = (client: CwsClient, args: Props = {}) => lookup(client, "getSshKeys", args);
 export const getVolumes = (client: CwsClient, args: Props = {}) => lookup(client, "getVolumes", args);
+export const getWorkload = (client: CwsClient, args: Props) => lookup(client, "getWorkload", args);
+export const getWorkloadEvents = (client: CwsClient, args: Props) =>
+  lookup(client, "getWorkloadEvents", args);
+export const getWorkloadLogs = (client: CwsClient, args: Props) => lookup(client, "getWorkloadLogs", args);

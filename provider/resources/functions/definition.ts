@@ -1,8 +1,9 @@
 /**
  * Lookups (Pulumi functions): read-only queries a program makes to find what to build on, such as
- * a READY sandbox template, an active region or an image name. Each is stated once here (its
- * arguments, all optional filters, and its result, typed by the api/ contract) and served by the
- * native plugin as `cws:index:<name>`; its schema comes from here.
+ * a READY sandbox template, an active region or an image name, or to read what happened to a
+ * workload (workload-reads.ts). Each is stated once here (its arguments and its result, typed by
+ * the api/ contract) and served by the native plugin as `cws:index:<name>` and by the OpenTofu
+ * provider as a data source; its schema comes from here.
  */
 import { z } from "zod";
 import {
@@ -16,20 +17,16 @@ import {
   Volume,
   WorkloadTemplate,
 } from "../../../api/index.ts";
+import { listOf, type FunctionSpec } from "./spec.ts";
+import { WORKLOAD_READS } from "./workload-reads.ts";
 
-export interface FunctionSpec {
-  description: string;
-  /** Arguments (camelCase), all optional filters. */
-  args: Record<string, { schema: z.ZodType; description: string }>;
-  /** The result: one list property, typed by the api/ contract (wire names become camelCase). */
-  result: { name: string; item: z.ZodObject; description: string };
-}
+export type { FunctionSpec };
 
 const nameFilter = { schema: z.string(), description: "Only the ones with exactly this name." };
 
 /** A lookup whose only argument is the name filter. */
 function byName(description: string, result: string, item: z.ZodObject, items: string): FunctionSpec {
-  return { description, args: { name: nameFilter }, result: { name: result, item, description: items } };
+  return { description, args: { name: nameFilter }, result: listOf(result, item, items) };
 }
 
 /** A workload template as a lookup returns it: without its manifest, which may hold passwords. */
@@ -43,12 +40,12 @@ export const FUNCTION_DEFINITIONS = {
       status: { schema: z.enum(SANDBOX_TEMPLATE_STATUSES), description: "PENDING, READY or FAILED." },
       name: nameFilter,
     },
-    result: { name: "templates", item: SandboxTemplate, description: "The matching templates." },
+    result: listOf("templates", SandboxTemplate, "The matching templates."),
   },
   getRegions: {
     description: "Regions of the service (BM workloads take an active one).",
     args: { activeOnly: { schema: z.boolean(), description: "Only active regions." } },
-    result: { name: "regions", item: Region, description: "The regions." },
+    result: listOf("regions", Region, "The regions."),
   },
   getVmImages: byName(
     "Images a VM workload can boot (its `image` input).",
@@ -69,7 +66,7 @@ export const FUNCTION_DEFINITIONS = {
       visibility: { schema: z.enum(["PUBLIC", "PRIVATE"]), description: "PUBLIC or PRIVATE." },
       name: nameFilter,
     },
-    result: { name: "templates", item: WorkloadTemplateSummary, description: "The matching templates." },
+    result: listOf("templates", WorkloadTemplateSummary, "The matching templates."),
   },
   getSshKeys: byName(
     "SSH keys of the org, e.g. to attach an existing key by name.",
@@ -83,4 +80,5 @@ export const FUNCTION_DEFINITIONS = {
     Volume,
     "The matching volumes.",
   ),
+  ...WORKLOAD_READS,
 } satisfies Record<string, FunctionSpec>;

@@ -2,7 +2,8 @@
  * When an apply fails, the diagnostic says why, under each HCL tool (OpenTofu 1.12.6, Terraform
  * 1.16.3): one apply of five workloads, each failing its own staged way (staged.ts); the apply's
  * output names each failing event and its last log line and holds no planted secret; the state
- * keeps every workload (tainted, as before) and no password, token or echoed secret.
+ * keeps every workload (tainted, as before) and no password, token or echoed secret. Then the data
+ * sources read what happened to those failed workloads: their events and log lines, secrets redacted.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -102,6 +103,53 @@ resource "cws_workload" "slow" {
 `;
 }
 
+/** Data sources that read the failed workloads `cases` names (a project of its own, nothing to create). */
+function reads(cases: ReturnType<typeof stagedCases>): string {
+  return `terraform {
+  required_providers {
+    cws = { source = "cws/cws" }
+  }
+}
+
+variable "registry_password" {
+  type      = string
+  sensitive = true
+}
+
+data "cws_workload" "pull" {
+  name = "${cases.pull!.name}"
+}
+
+data "cws_workload_events" "pull" {
+  uid    = data.cws_workload.pull.uid
+  redact = [var.registry_password]
+}
+
+data "cws_workload" "loop" {
+  name = "${cases.loop!.name}"
+}
+
+data "cws_workload_logs" "loop" {
+  uid      = data.cws_workload.loop.uid
+  previous = true
+  tail     = 2
+}
+
+output "pull_status" {
+  value = data.cws_workload.pull.status
+}
+
+output "pull_events" {
+  value     = data.cws_workload_events.pull.events
+  sensitive = true
+}
+
+output "loop_lines" {
+  value = data.cws_workload_logs.loop.lines
+}
+`;
+}
+
 interface TfState {
   resources: {
     name: string;
@@ -151,6 +199,29 @@ describe.each(HCL_TOOLS)("a failed apply under $product", (tool) => {
           expect(inst?.attributes.uid, key).toBe(w?.uid);
           expect(inst?.status, key).toBe("tainted");
           expect(w?.state?.status, key).toBe(key === "slow" ? "provisioning" : "error");
+        }
+
+        const r = tofuProject(server, { "main.tf": reads(cases) }, {}, tool);
+        try {
+          expectExit(await r.run("init"), 0);
+          expectExit(
+            await r.run("apply", "-auto-approve", "-var", `registry_password=${REGISTRY_PASSWORD}`),
+            0,
+          );
+          const output = expectExit(await r.run("output", "-json"), 0).stdout;
+          for (const s of PLANTED) expect(output).not.toContain(s);
+          const out = JSON.parse(output) as Record<string, { value: unknown }>;
+          expect(out.pull_status!.value).toBe("error");
+          const events = out.pull_events!.value as { reason?: string; message?: string }[];
+          expect(events.find((e) => e.reason === "Failed")?.message).toMatch(
+            /pull access denied \(tried credentials ci\/\[secret\]\)/,
+          );
+          const lines = out.loop_lines!.value as string[];
+          expect(lines).toHaveLength(2);
+          expect(lines.join("\n")).toContain("calling the API with token [secret]");
+          expect(lines[1]).toContain("panic: assignment to entry in nil map");
+        } finally {
+          r.cleanup();
         }
       } finally {
         p.cleanup();

@@ -132,7 +132,12 @@ describe("YAML programs through `pulumi up` on a project directory", () => {
           fromSnapshotStatus: "frozen",
           fromSnapshotTemplate: out.snapshotUid,
           webTemplateVisibility: "PRIVATE",
+          webReadName: "every-web",
+          webReadStatus: "running",
         });
+        // Read back through getWorkloadEvents and getWorkloadLogs: its deploy, and its last line.
+        expect((out.webEvents as { reason?: string }[]).map((e) => e.reason)).toContain("Deploy");
+        expect(out.webLogs).toEqual([expect.stringContaining("listening on 0.0.0.0:8080/tcp")]);
         expect(out.vmConfig).toBe("[secret]");
         expect((out.publicTemplates as { name: string }[]).map((t) => t.name)).toContain("nginx-web");
         const web = await api<{ volumes: { uid: string; mount_path: string }[] }>(

@@ -346,6 +346,9 @@ describe.each(HCL_TOOLS.map((tool) => ({ tool, title: toolTitle(tool) })))("$tit
           "workload_templates",
           "ssh_keys",
           "volumes",
+          "workload",
+          "workload_events",
+          "workload_logs",
         ])
           expect(hcl).toMatch(new RegExp(`data "cws_${lookup}"`));
         const variables = ["registry_password", "vm_password", "public_key"]

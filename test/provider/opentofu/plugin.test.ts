@@ -130,6 +130,9 @@ describe("terraform-provider-cws over gRPC with mutual TLS", () => {
       "cws_ssh_keys",
       "cws_vm_images",
       "cws_volumes",
+      "cws_workload",
+      "cws_workload_events",
+      "cws_workload_logs",
       "cws_workload_templates",
     ]);
     expect(attr(res.provider.block, "api_token")).toMatchObject({ sensitive: true, optional: true });
@@ -161,6 +164,14 @@ describe("terraform-provider-cws over gRPC with mutual TLS", () => {
       "list",
       ["object", { uid: "string", name: "string", active: "bool" }],
     ]);
+    // A data source's argument that its result also has is one attribute: set, or read back.
+    const one = res.data_source_schemas.cws_workload.block;
+    for (const a of ["uid", "name"])
+      expect(attr(one, a), a).toMatchObject({ optional: true, computed: true });
+    expect(attr(one, "registry_auth")).toMatchObject({ sensitive: true, computed: true });
+    const logs = res.data_source_schemas.cws_workload_logs.block;
+    expect(attr(logs, "redact")).toMatchObject({ sensitive: true, optional: true });
+    expect(JSON.parse(attr(logs, "lines").type.toString())).toEqual(["list", "string"]);
   });
 
   it("names the attribute of bad input, in HCL terms, when OpenTofu validates a configuration", async () => {
