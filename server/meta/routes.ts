@@ -7,7 +7,7 @@ import { serve } from "../http/endpoints.ts";
 
 const PACKAGE_JSON = fileURLToPath(new URL("../../package.json", import.meta.url));
 
-function versionInfo(): Version {
+export function versionInfo(): Version {
   const pkg = JSON.parse(readFileSync(PACKAGE_JSON, "utf8")) as { version: string };
   return {
     name: "cws-reference",

@@ -14,6 +14,8 @@ import { DocTable, type Doc, type DocWriter } from "./doc-table.ts";
 import { GroupCommit } from "./commit.ts";
 import { PendingWrites, type WriteStatements } from "./writes.ts";
 import { EventIndex, LAST_SEQ_KEY, openSchema } from "./tables.ts";
+import { readImage, writeImage, type StoreImage } from "./image.ts";
+import { SnapshotTable } from "./snapshot-table.ts";
 import type { Seed } from "../seed/schema.ts";
 
 /**
@@ -46,6 +48,8 @@ export class Store implements DocWriter {
   readonly sshKeys: DocTable<SshKeyRecord>;
   readonly templates: DocTable<TemplateRecord>;
   readonly sandboxTemplates: DocTable<SandboxTemplateRecord>;
+  /** Saved snapshots of the whole state (server/admin/snapshots.ts). */
+  readonly snapshots: SnapshotTable;
   private readonly tables: Map<string, DocTable<Doc>>;
   private seq = 0;
   private txDepth = 0;
@@ -98,6 +102,7 @@ export class Store implements DocWriter {
       event: this.db.prepare("SELECT data, meta FROM events WHERE id = ?"),
       kvGet: this.db.prepare("SELECT value FROM kv WHERE key = ?"),
     };
+    this.snapshots = new SnapshotTable(this.db);
     this.workloads = new DocTable(this, "workload");
     this.volumes = new DocTable(this, "volume");
     this.sshKeys = new DocTable(this, "ssh_key");
@@ -297,6 +302,38 @@ export class Store implements DocWriter {
     this.eventIds.clear();
     this.seq = 0;
     this.seedCache = undefined;
+  }
+
+  /** Every row of the store as committed, after committing what is pending (image.ts). */
+  image(): StoreImage {
+    this.flush();
+    if (this.commits.failed) throw this.commits.failed;
+    return readImage(this.db);
+  }
+
+  /**
+   * Replaces everything (documents, events, key-values) with an image of this data format, in
+   * one commit, then reads it back into memory as at startup. Synchronous: no request sees a
+   * part of the old state beside a part of the new. Event ids given out later stay above every
+   * id given out before (they are never reused).
+   */
+  restoreImage(image: StoreImage): void {
+    this.flush();
+    if (this.commits.failed) throw this.commits.failed;
+    this.db.exec("BEGIN");
+    try {
+      writeImage(this.db, image);
+      this.db.exec("COMMIT");
+    } catch (e) {
+      this.db.exec("ROLLBACK");
+      throw e;
+    }
+    for (const c of this.tables.values()) c.clear();
+    this.unclaimed.clear();
+    this.eventIds.clear();
+    this.seq = 0;
+    this.seedCache = undefined;
+    this.loadAll();
   }
 
   /** Commits what is pending, then closes the database. */
