@@ -103,3 +103,100 @@ describe.each([
     }
   });
 });
+
+describe("snapshots", () => {
+  it("refuse a bad name, an unknown snapshot, and one a newer server saved (nothing changes); convert an older data format", async () => {
+    const s = await startTestServer();
+    try {
+      expect(expectError(await adminCall(s, "PUT", "/snapshots/-x"), 400, "ADMIN_INVALID")).toContain(
+        "snapshot name must be 1-64 letters",
+      );
+      expectError(await adminCall(s, "POST", "/snapshots/nope/restore"), 404, "SNAPSHOT_NOT_FOUND");
+      expectError(await adminCall(s, "DELETE", "/snapshots/nope"), 404, "SNAPSHOT_NOT_FOUND");
+
+      await create(s, rental({ name: "before" }));
+      await admin(s, "PUT", "/snapshots/base");
+      const row = s.context.store.snapshots.get("base")!;
+      const doc = JSON.parse(row.data);
+      const put = (name: string, d: unknown) =>
+        s.context.store.snapshots.put({ name, saved_at: row.saved_at, data: JSON.stringify(d) });
+      put("newer", { ...doc, format: SNAPSHOT_FORMAT + 1, server_version: "9.9.9" });
+      put("newer-data", {
+        ...doc,
+        parts: { ...doc.parts, store: { ...doc.parts.store, format: FORMAT_VERSION + 1 } },
+      });
+      // Data format 2 had no snapshots table: its rows are the same, brought to format 3 on restore.
+      put("older-data", { ...doc, parts: { ...doc.parts, store: { ...doc.parts.store, format: 2 } } });
+
+      await create(s, rental({ name: "after" }));
+      const names = async () =>
+        (await call(s, "GET", "/orgs/demo/workloads")).body.items.map((w: any) => w.name).sort();
+      expect(await names()).toEqual(["after", "before"]);
+      expect(
+        expectError(await adminCall(s, "POST", "/snapshots/newer/restore"), 409, "SNAPSHOT_INCOMPATIBLE"),
+      ).toBe(
+        `snapshot newer cannot be restored by this server (cws-reference ${doc.server_version}): it was saved by cws-reference 9.9.9 in snapshot format ${SNAPSHOT_FORMAT + 1}; this server restores formats up to ${SNAPSHOT_FORMAT}. ` +
+          "Restore it with the server that saved it or a newer one, or save the state again with this one.",
+      );
+      expect(
+        expectError(
+          await adminCall(s, "POST", "/snapshots/newer-data/restore"),
+          409,
+          "SNAPSHOT_INCOMPATIBLE",
+        ),
+      ).toContain(
+        `its data format is ${FORMAT_VERSION + 1}; this server reads formats 1 to ${FORMAT_VERSION}`,
+      );
+      expect(await names()).toEqual(["after", "before"]);
+
+      await admin(s, "POST", "/snapshots/older-data/restore");
+      expect(await names()).toEqual(["before"]);
+      await admin(s, "DELETE", "/snapshots/older-data");
+      expect((await admin<any>(s, "GET", "/snapshots")).items.map((i: any) => i.name)).toEqual([
+        "base",
+        "newer",
+        "newer-data",
+      ]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("restore under concurrent requests: each answer is of the state before or after, never a mix", async () => {
+    const s = await startTestServer({ dataDir: true });
+    try {
+      const make = async (prefix: string, n: number) => {
+        for (let i = 0; i < n; i++) await create(s, rental({ name: `${prefix}-${i}` }));
+        await admin(s, "POST", "/orgs/demo/credits", { balance: n });
+      };
+      await make("a", 30);
+      await admin(s, "PUT", "/snapshots/a");
+      await admin(s, "POST", "/reset");
+      await make("b", 20);
+      await admin(s, "PUT", "/snapshots/b");
+      const list = async () => (await call(s, "GET", "/orgs/demo/workloads?limit=100")).body.items;
+      const expected = { a: (await admin(s, "POST", "/snapshots/a/restore"), await list()) } as any;
+      expected.b = (await admin(s, "POST", "/snapshots/b/restore"), await list());
+      expect(expected.a).toHaveLength(30);
+      expect(expected.b).toHaveLength(20);
+
+      let stop = false;
+      const seen = { a: 0, b: 0 };
+      const readers = Array.from({ length: 8 }, async () => {
+        while (!stop) {
+          const items = await list();
+          const which = items[0]?.name.startsWith("a-") ? "a" : "b";
+          expect(items).toEqual(expected[which]);
+          seen[which]++;
+        }
+      });
+      for (let i = 0; i < 20; i++) await admin(s, "POST", `/snapshots/${i % 2 ? "b" : "a"}/restore`);
+      stop = true;
+      await Promise.all(readers);
+      expect(seen.a).toBeGreaterThan(0);
+      expect(seen.b).toBeGreaterThan(0);
+    } finally {
+      await s.close();
+    }
+  });
+});
