@@ -39,6 +39,12 @@ export interface SnapshotDeps {
  */
 export class Snapshots {
   private readonly d: SnapshotDeps;
+  /**
+   * The snapshots saved or restored by this process, as read (a restore between tests need not
+   * parse the same JSON again); the database stays the reference: dropped on delete and replaced
+   * on save. Restoring never changes what it holds (the parts copy what they take).
+   */
+  private readonly loaded = new Map<string, LoadedSnapshot>();
 
   constructor(deps: SnapshotDeps) {
     this.d = deps;
@@ -62,7 +68,9 @@ export class Snapshots {
     };
     const data = JSON.stringify(doc);
     this.d.store.snapshots.put({ name, saved_at: doc.saved_at, data });
-    return infoOf(name, doc, data.length);
+    const info = infoOf(name, doc, data.length);
+    this.loaded.set(name, { info, parts: doc.parts });
+    return info;
   }
 
   list(): SnapshotInfo[] {
@@ -71,6 +79,7 @@ export class Snapshots {
 
   /** 404 SNAPSHOT_NOT_FOUND when there is none of that name. */
   delete(name: string): void {
+    this.loaded.delete(name);
     if (!this.d.store.snapshots.delete(name)) throw notFound(name);
   }
 
@@ -79,6 +88,8 @@ export class Snapshots {
    * 409 SNAPSHOT_INCOMPATIBLE for one this server cannot restore (nothing is changed by either).
    */
   load(name: string): LoadedSnapshot {
+    const known = this.loaded.get(name);
+    if (known) return known;
     const row = SNAPSHOT_NAME.test(name) ? this.d.store.snapshots.get(name) : undefined;
     if (!row) throw notFound(name);
     const refuse = (why: string) =>
@@ -101,7 +112,9 @@ export class Snapshots {
       );
     const parts = { ...doc.parts };
     if (parts.store) parts.store = currentImage(parts.store as StoreImage, refuse);
-    return { info: infoOf(name, doc, row.data.length), parts };
+    const loaded = { info: infoOf(name, doc, row.data.length), parts };
+    this.loaded.set(name, loaded);
+    return loaded;
   }
 }
 

@@ -136,32 +136,44 @@ export class Store implements DocWriter {
   /** Documents of kinds no table holds yet (an extension's), read at startup. */
   private readonly unclaimed = new Map<string, { seq: number; doc: Doc }[]>();
 
-  private loadAll(): void {
-    const rows = this.db.prepare("SELECT kind, seq, data FROM docs ORDER BY seq").iterate() as Iterable<{
-      kind: string;
-      seq: number;
-      data: string;
-    }>;
+  /**
+   * Reads the documents and the event index into memory: from the database (at startup), or
+   * from an image just written to it (restoreImage), which spares reading back what is at hand.
+   */
+  private loadAll(image?: StoreImage): void {
     const plain: { kind: string; seq: number; doc: Doc }[] = [];
-    for (const row of rows) {
-      this.seq = Math.max(this.seq, row.seq);
-      const doc = this.secrets.parse<Doc>(row.data);
-      const c = this.tables.get(row.kind);
-      if (c) c.load(row.seq, doc);
+    const load = (seq: number, kind: string, data: string) => {
+      this.seq = Math.max(this.seq, seq);
+      const doc = this.secrets.parse<Doc>(data);
+      const c = this.tables.get(kind);
+      if (c) c.load(seq, doc);
       else {
-        let list = this.unclaimed.get(row.kind);
-        if (!list) this.unclaimed.set(row.kind, (list = []));
-        list.push({ seq: row.seq, doc });
+        let list = this.unclaimed.get(kind);
+        if (!list) this.unclaimed.set(kind, (list = []));
+        list.push({ seq, doc });
       }
-      if (SecretBox.hasPlainSecret(row.data)) plain.push({ kind: row.kind, seq: row.seq, doc });
+      if (SecretBox.hasPlainSecret(data)) plain.push({ kind, seq, doc });
+    };
+    if (image) {
+      for (const [seq, kind, , , data] of image.docs) load(seq, kind, data);
+      for (const [id, kind, subject] of image.events) this.eventIds.add(kind, subject, id);
+      // Ids stay above every id given out before (the events table's AUTOINCREMENT keeps them too).
+      this.lastEventId = Math.max(this.lastEventId, image.events.at(-1)?.[0] ?? 0);
+    } else {
+      const rows = this.db.prepare("SELECT kind, seq, data FROM docs ORDER BY seq").iterate() as Iterable<{
+        kind: string;
+        seq: number;
+        data: string;
+      }>;
+      for (const row of rows) load(row.seq, row.kind, row.data);
+      this.eventIds.load(this.db);
+      const last = this.db
+        .prepare(
+          "SELECT max(coalesce((SELECT max(id) FROM events), 0), coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)) AS id",
+        )
+        .get() as { id: number };
+      this.lastEventId = last.id;
     }
-    this.eventIds.load(this.db);
-    const last = this.db
-      .prepare(
-        "SELECT max(coalesce((SELECT max(id) FROM events), 0), coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)) AS id",
-      )
-      .get() as { id: number };
-    this.lastEventId = last.id;
     // Secrets a server before encryption wrote in plain text are sealed now.
     for (const p of plain) this.writeDoc(p.kind, p.doc.uid, p.doc.org, p.seq, p.doc);
     const seed = this.stmts.kvGet!.get("seed") as { value: string } | undefined;
@@ -333,7 +345,7 @@ export class Store implements DocWriter {
     this.eventIds.clear();
     this.seq = 0;
     this.seedCache = undefined;
-    this.loadAll();
+    this.loadAll(image);
   }
 
   /** Commits what is pending, then closes the database. */

@@ -169,20 +169,20 @@ describe("snapshots", () => {
         for (let i = 0; i < n; i++) await create(s, rental({ name: `${prefix}-${i}` }));
         await admin(s, "POST", "/orgs/demo/credits", { balance: n });
       };
-      await make("a", 30);
+      await make("a", 12);
       await admin(s, "PUT", "/snapshots/a");
       await admin(s, "POST", "/reset");
-      await make("b", 20);
+      await make("b", 8);
       await admin(s, "PUT", "/snapshots/b");
       const list = async () => (await call(s, "GET", "/orgs/demo/workloads?limit=100")).body.items;
       const expected = { a: (await admin(s, "POST", "/snapshots/a/restore"), await list()) } as any;
       expected.b = (await admin(s, "POST", "/snapshots/b/restore"), await list());
-      expect(expected.a).toHaveLength(30);
-      expect(expected.b).toHaveLength(20);
+      expect(expected.a).toHaveLength(12);
+      expect(expected.b).toHaveLength(8);
 
       let stop = false;
       const seen = { a: 0, b: 0 };
-      const readers = Array.from({ length: 8 }, async () => {
+      const readers = Array.from({ length: 4 }, async () => {
         while (!stop) {
           const items = await list();
           const which = items[0]?.name.startsWith("a-") ? "a" : "b";
@@ -190,7 +190,7 @@ describe("snapshots", () => {
           seen[which]++;
         }
       });
-      for (let i = 0; i < 20; i++) await admin(s, "POST", `/snapshots/${i % 2 ? "b" : "a"}/restore`);
+      for (let i = 0; i < 10; i++) await admin(s, "POST", `/snapshots/${i % 2 ? "b" : "a"}/restore`);
       stop = true;
       await Promise.all(readers);
       expect(seen.a).toBeGreaterThan(0);
