@@ -7,7 +7,6 @@
  */
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "pulumi-cws/server";

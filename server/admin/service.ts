@@ -2,7 +2,7 @@ import { orgExists } from "../http/auth.ts";
 import { credits, setCredits } from "../common/billing.ts";
 import type { SnapshotInfo, SnapshotRestored } from "../../api/index.ts";
 import { ApiError } from "../http/errors.ts";
-import { versionInfo } from "../meta/routes.ts";
+import { versionInfo } from "../meta/version.ts";
 import { inventoryItem } from "../seed/schema.ts";
 import { Snapshots } from "./snapshots.ts";
 import { stateParts, type StateDeps, type StatePart } from "./state.ts";

@@ -47,7 +47,7 @@ describe("examples/terraform-test", () => {
         expect(test.output).toMatch(/run "fits_in_the_capacity_of_the_base_state"\.\.\. pass/);
         expect(test.output).toMatch(/Success! 7 passed, 0 failed\./);
         // Each file destroyed what it made; the last restore left the base state's key and capacity.
-        expect(await admin<any>(server, "GET", "/orgs/demo/resources")).toMatchObject({
+        expect(await admin(server, "GET", "/orgs/demo/resources")).toMatchObject({
           workloads: [],
           volumes: [],
           ssh_keys: [{ name: "ci" }],
