@@ -22,7 +22,7 @@ run "fits_in_the_capacity_of_the_base_state" {
     error_message = "the service is ${output.status}, not running"
   }
   assert {
-    condition     = output.volumes_in_org == ["api-data"]
+    condition     = toset(output.volumes_in_org) == toset(["api-data"])
     error_message = "the org holds other volumes: ${jsonencode(output.volumes_in_org)}"
   }
 }
