@@ -203,3 +203,34 @@ export type InventoryStock = z.infer<typeof InventoryStock>;
 
 export const InventoryList = z.object({ items: z.array(InventoryStock) });
 export type InventoryList = z.infer<typeof InventoryList>;
+
+/** A snapshot's name (`cws snapshot save NAME`, /admin/snapshots/:snapshot). */
+export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const SNAPSHOT_NAME_RULE =
+  "1-64 letters, digits, dots, underscores or hyphens, starting with a letter or digit";
+
+/** A saved snapshot of the whole server state, as the admin API lists it. */
+export const SnapshotInfo = z.object({
+  name: z.string(),
+  saved_at: z.string().describe("when it was saved (ISO 8601)"),
+  format: z.number().int().nullable().describe("the snapshot format it was written in"),
+  server_version: z.string().nullable().describe("the version of the server that saved it"),
+  objects: z
+    .number()
+    .int()
+    .nullable()
+    .describe("documents of every org it holds (workloads, volumes, keys, templates, ...)"),
+  bytes: z.number().int().describe("its size as stored"),
+});
+export type SnapshotInfo = z.infer<typeof SnapshotInfo>;
+
+export const SnapshotList = z.object({ items: z.array(SnapshotInfo) });
+export type SnapshotList = z.infer<typeof SnapshotList>;
+
+/** What a restore answers: the snapshot, and how long the swap of the state took. */
+export const SnapshotRestored = z.object({
+  status: z.literal("restored"),
+  snapshot: SnapshotInfo,
+  restore_ms: z.number().describe("time the server took to replace its state, in milliseconds"),
+});
+export type SnapshotRestored = z.infer<typeof SnapshotRestored>;

@@ -12,6 +12,7 @@ import { installPackage } from "./built-package.ts";
 /** Benchmarks, and whether each takes the installed package (`--installed DIR`). */
 const BENCHES: [file: string, installed?: boolean][] = [
   ["server.ts"],
+  ["snapshot.ts"],
   ["schemathesis.ts"],
   ["sandbox.ts"],
   ["sandbox-http.ts"],

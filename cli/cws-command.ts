@@ -2,7 +2,7 @@
  * The `cws` command: the top layer, over the reference server and the provider alike. It parses
  * the command line (cli/flags.ts) with the flags each command declares, and dispatches the values
  * to the server's commands (`serve`: server/cli.ts; `resources`, `reset`, `seed`, `inventory`:
- * server/cli/inspect.ts) or to `cws adopt` (provider/adopt/command.ts), which reads an org through
+ * server/cli/inspect.ts; `snapshot`: server/cli/snapshot.ts) or to `cws adopt` (provider/adopt/command.ts), which reads an org through
  * the provider's resource modules, or to the commands that operate an org's workloads over the
  * typed client (`logs`, `events`, `exec`, `reboot`, `list`: cli/day2/). Each command's module is
  * loaded only when it runs. bin/cws runs
@@ -58,6 +58,19 @@ export async function day2Command(
   return runCommand(await load(), args, io, env);
 }
 
+/**
+ * `cws snapshot ACTION [NAME] <flags>` (server/cli/snapshot.ts): the action and the name are the
+ * words before the first flag.
+ */
+export async function snapshotCommand(args: string[], io: Io, help: string): Promise<number> {
+  const { snapshot, SNAPSHOT_FLAGS } = await import("../server/cli/snapshot.ts");
+  const words = args.findIndex((a) => a.startsWith("-"));
+  const [action, name, ...extra] = words < 0 ? args : args.slice(0, words);
+  const flags = words < 0 ? [] : args.slice(words);
+  const parsed = extra.length ? { error: `unexpected '${extra[0]}'` } : parseFlags(flags, SNAPSHOT_FLAGS);
+  return snapshot(action, name, parsed, io, help);
+}
+
 /** Runs `cws <argv>`; the exit status is set on `process.exitCode` (or the process exits). */
 export async function cws(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -73,6 +86,10 @@ export async function cws(argv: string[]): Promise<void> {
   const { INSPECT_COMMANDS } = await import("../server/cli/inspect.ts");
   if (INSPECT_COMMANDS.some((c) => c === command)) {
     process.exitCode = await inspectCommand(command!, rest, STDIO, server.HELP);
+    return;
+  }
+  if (command === "snapshot") {
+    process.exitCode = await snapshotCommand(rest, STDIO, server.HELP);
     return;
   }
   if (command !== "serve") return server.usage(command);

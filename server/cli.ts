@@ -14,6 +14,10 @@ Commands:
   reset                 put a running server back to its seed (every org's resources dropped)
   inventory             a running server's inventory: capacity, units in use, free per resource
   seed --print          the seed 'cws serve' starts from (with --data-dir / --seed as serve takes them)
+  snapshot save NAME    save a running server's whole state under NAME (kept in its database)
+  snapshot restore NAME put a running server back to the state saved under NAME, at once
+  snapshot list         the snapshots a running server holds
+  snapshot delete NAME  delete a snapshot
   adopt                 write what brings an org under Pulumi or OpenTofu (cws adopt --help)
 
 Commands on an org's workloads (CWS_BASE_URL, CWS_ORG, CWS_API_TOKEN; cws <command> --help):
@@ -23,7 +27,7 @@ Commands on an org's workloads (CWS_BASE_URL, CWS_ORG, CWS_API_TOKEN; cws <comma
   exec UID -- CMD...    run a command in a RENTAL workload or a sandbox
   reboot UID            reboot a VM and wait until it runs again
 
-Options of resources, reset and inventory:
+Options of resources, reset, inventory and snapshot:
   --url URL                 the server (default CWS_URL, else the origin of CWS_BASE_URL, else
                             http://127.0.0.1:8080)
   --admin-token T           admin token (default CWS_ADMIN_TOKEN, else admin-token)

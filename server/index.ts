@@ -138,7 +138,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     options: resolved,
     store,
     lifecycle,
-    services: createServices(store, lifecycle, faults),
+    services: createServices(store, lifecycle, faults, rateLimits),
     clock,
     router: new Router(),
     admin: new Router(),

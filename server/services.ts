@@ -1,6 +1,7 @@
 import { AdminService } from "./admin/service.ts";
 import { WorkloadExec } from "./workloads/exec-simulator.ts";
 import type { Faults } from "./http/faults.ts";
+import type { RateLimits } from "./http/rate-limit.ts";
 import type { Lifecycle } from "./workloads/lifecycle.ts";
 import type { ServiceDeps } from "./common/service-deps.ts";
 import { Cursors } from "./common/cursors.ts";
@@ -35,7 +36,12 @@ export interface Services {
  * Builds the services over one store: each gets the store, the list cursors and the time
  * (ServiceDeps), and the collaborators it calls, by construction.
  */
-export function createServices(store: Store, lc: Lifecycle, faults: Faults): Services {
+export function createServices(
+  store: Store,
+  lc: Lifecycle,
+  faults: Faults,
+  rateLimits: RateLimits,
+): Services {
   const checks = new WorkloadChecks(store);
   const deps: ServiceDeps = { store, cursors: new Cursors(store), now: () => lc.now() };
   return {
@@ -47,6 +53,6 @@ export function createServices(store: Store, lc: Lifecycle, faults: Faults): Ser
     sshKeys: new SshKeyService(deps),
     workloadTemplates: new WorkloadTemplateService(deps),
     sandboxTemplates: new SandboxTemplateService(deps),
-    admin: new AdminService({ store, lc, faults }),
+    admin: new AdminService({ store, lc, faults, rateLimits }),
   };
 }

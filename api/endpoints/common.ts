@@ -1,6 +1,14 @@
 /** What an endpoint of the table declares, and the pieces its entries share (paths, answers, reasons). */
 import { z } from "zod";
-import { LIMITS, TERMINAL_ID, WorkloadOperation, type Page, type Reason } from "../index.ts";
+import {
+  LIMITS,
+  SNAPSHOT_NAME,
+  SNAPSHOT_NAME_RULE,
+  TERMINAL_ID,
+  WorkloadOperation,
+  type Page,
+  type Reason,
+} from "../index.ts";
 
 /**
  * Who may call an endpoint. "org": a bearer token of the org named by the :org path parameter;
@@ -74,6 +82,10 @@ export const PATH_PARAMETERS: Record<string, { schema: z.ZodType; description: s
   uid: { schema: z.string().min(1), description: "UID of the object" },
   volume: { schema: z.string().min(1), description: "volume UID" },
   key: { schema: z.string().min(1), description: "SSH key UID" },
+  snapshot: {
+    schema: z.string().regex(SNAPSHOT_NAME),
+    description: `snapshot name: ${SNAPSHOT_NAME_RULE}`,
+  },
   terminal: {
     schema: z.string().regex(TERMINAL_ID),
     description: `terminal session id: 1-${LIMITS.terminalIdMax} letters, digits, dots, underscores or hyphens`,

@@ -4,6 +4,7 @@ import type { Endpoint } from "./common.ts";
 import { META } from "./meta.ts";
 import { SANDBOX_TEMPLATES } from "./sandbox-templates.ts";
 import { SANDBOXES } from "./sandboxes.ts";
+import { SNAPSHOTS } from "./snapshots.ts";
 import { SSH_KEYS } from "./ssh-keys.ts";
 import { TEMPLATES } from "./templates.ts";
 import { VOLUMES } from "./volumes.ts";
@@ -12,7 +13,7 @@ import { WORKLOADS } from "./workloads.ts";
 export type { Endpoint, EndpointAuth, JsonEndpoint, ResourceEndpoints } from "./common.ts";
 export { answerSchema, routeTemplate, PATH_PARAMETERS } from "./common.ts";
 export { SERVER_SCHEMAS } from "./answers.ts";
-export { ADMIN, META, SANDBOXES, SANDBOX_TEMPLATES, SSH_KEYS, TEMPLATES, VOLUMES, WORKLOADS };
+export { ADMIN, SNAPSHOTS, META, SANDBOXES, SANDBOX_TEMPLATES, SSH_KEYS, TEMPLATES, VOLUMES, WORKLOADS };
 
 /**
  * The endpoint table: every endpoint of the service (under /v3) and of the reference server's
@@ -30,6 +31,7 @@ export const ENDPOINT_GROUPS = {
   volumes: VOLUMES,
   sshKeys: SSH_KEYS,
   admin: ADMIN,
+  snapshots: SNAPSHOTS,
 } as const;
 
 /** Every endpoint, in the order of the document. */

@@ -1,4 +1,4 @@
-import { ADMIN } from "../../api/endpoints/index.ts";
+import { ADMIN, SNAPSHOTS } from "../../api/endpoints/index.ts";
 import type { ServerContext } from "../context.ts";
 import { serve } from "../http/endpoints.ts";
 import { sshKeyView } from "../ssh-keys/views.ts";
@@ -13,8 +13,19 @@ export function registerAdminRoutes(ctx: ServerContext): void {
 
   serve(ctx, ADMIN.reset, async () => {
     await svc.reset();
-    ctx.rateLimits.reset();
     return { status: 200, body: { status: "reset" } };
+  });
+
+  // Snapshots of the whole state (snapshots.ts), kept in the database.
+  serve(ctx, SNAPSHOTS.listSnapshots, () => ({ status: 200, body: { items: svc.snapshots.list() } }));
+  serve(ctx, SNAPSHOTS.saveSnapshot, (rc) => ({ status: 200, body: svc.saveSnapshot(rc.params.snapshot!) }));
+  serve(ctx, SNAPSHOTS.restoreSnapshot, async (rc) => ({
+    status: 200,
+    body: await svc.restoreSnapshot(rc.params.snapshot!),
+  }));
+  serve(ctx, SNAPSHOTS.deleteSnapshot, (rc) => {
+    svc.snapshots.delete(rc.params.snapshot!);
+    return { status: 204 };
   });
   // The orgs of the seed with their credit balance (for tools that walk every org).
   serve(ctx, ADMIN.listOrgs, () => ({

@@ -1,18 +1,14 @@
 import { orgExists } from "../http/auth.ts";
 import { credits, setCredits } from "../common/billing.ts";
-import type { Faults } from "../http/faults.ts";
+import type { SnapshotInfo, SnapshotRestored } from "../../api/index.ts";
 import { ApiError } from "../http/errors.ts";
-import type { Lifecycle } from "../workloads/lifecycle.ts";
-import type { Store } from "../store/store.ts";
-import { applySeed } from "../seed/apply.ts";
+import { versionInfo } from "../meta/version.ts";
 import { inventoryItem } from "../seed/schema.ts";
+import { Snapshots } from "./snapshots.ts";
+import { stateParts, type StateDeps, type StatePart } from "./state.ts";
 
-/** What the admin surface acts on: the store, the workloads' lifecycle and the injected faults. */
-export interface AdminDeps {
-  store: Store;
-  lc: Lifecycle;
-  faults: Faults;
-}
+/** What the admin surface acts on: the store, the workloads' lifecycle, the injected faults and the rate limits. */
+export type AdminDeps = StateDeps;
 
 /**
  * The admin surface's operations (under /admin, its own token): reset to the seed, inspection,
@@ -21,9 +17,19 @@ export interface AdminDeps {
  */
 export class AdminService {
   private readonly d: AdminDeps;
+  /** The kinds of state a reset drops and a snapshot holds (state.ts). */
+  private readonly parts: readonly StatePart[];
+  readonly snapshots: Snapshots;
 
   constructor(deps: AdminDeps) {
     this.d = deps;
+    this.parts = stateParts(deps);
+    this.snapshots = new Snapshots({
+      store: deps.store,
+      parts: this.parts,
+      serverVersion: versionInfo().version,
+      now: () => deps.lc.now(),
+    });
   }
 
   /** The organization `slug` of the seed, or 404 ORG_NOT_FOUND. */
@@ -34,17 +40,40 @@ export class AdminService {
   }
 
   /**
-   * Back to the seed: runtimes (sandboxes, timers, rules) stopped, every record and fault dropped,
-   * inventory capacities set at run time forgotten.
+   * Back to the seed: runtimes (sandboxes and their published files, timers) stopped, every part
+   * of the state (state.ts: records, events, credits, faults, rules, run-time rate limits and
+   * inventory capacities) put back to the seed.
    */
   async reset(): Promise<void> {
-    const seed = this.d.store.seed;
     await this.d.lc.hooks.onReset?.();
+    this.replaceState((p) => p.reset());
+  }
+
+  /** Saves the whole state under `name` (snapshots.ts). */
+  saveSnapshot(name: string): SnapshotInfo {
+    return this.snapshots.save(name);
+  }
+
+  /**
+   * Replaces the whole state with the snapshot `name`'s: refused (404, 409) before anything
+   * changes; then every running sandbox is stopped (published template files stay), and every
+   * part is replaced in one synchronous step, so a request sees the state before or after, never
+   * a mix. A part the snapshot lacks (saved by an older server) is reset to the seed. The
+   * snapshot's running or frozen sandboxes come back in `error` (the lifecycle's afterRestore).
+   */
+  async restoreSnapshot(name: string): Promise<SnapshotRestored> {
+    const snap = this.snapshots.load(name);
+    await this.d.lc.hooks.onRestore?.();
+    const started = performance.now();
+    this.replaceState((p) => (p.name in snap.parts ? p.restore(snap.parts[p.name]) : p.reset()));
+    this.d.lc.hooks.afterRestore?.();
+    return { status: "restored", snapshot: snap.info, restore_ms: performance.now() - started };
+  }
+
+  /** Stops the timers, replaces each part with `fn`, then starts the lifecycle on the new state (as at startup). */
+  private replaceState(fn: (p: StatePart) => void): void {
     this.d.lc.resetRuntime();
-    this.d.lc.capacity.resetCapacities();
-    this.d.store.wipe();
-    applySeed(this.d.store, seed, this.d.lc.now());
-    this.d.faults.clear();
+    for (const p of this.parts) fn(p);
     this.d.lc.start();
   }
 

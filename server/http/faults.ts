@@ -65,6 +65,20 @@ export class Faults {
   clear(): void {
     this.entries = [];
   }
+
+  /** The pending faults with their counts, for a snapshot (server/admin/state.ts). */
+  save(): Fault[] {
+    return this.entries.map((e) => ({ ...e.fault }));
+  }
+
+  /** Replaces the pending faults with those `save` gave. */
+  restore(saved: readonly Fault[]): void {
+    this.entries = saved.map((f) => {
+      const regex = faultPathRegex(f.path);
+      if (typeof regex === "string") throw new TypeError(regex);
+      return { fault: { ...f }, regex };
+    });
+  }
 }
 
 function matches(regex: RegExp, path: string): boolean {

@@ -109,6 +109,12 @@ export interface RateLimitsOptions {
   seed: (org: string) => RateLimitSetting | null | undefined;
 }
 
+/** What a snapshot keeps of the rate limits: those set at run time (null: lifted) and the refusals counted. */
+export interface SavedRateLimits {
+  overrides: [org: string, limit: RateLimit | null][];
+  refused: [org: string, count: number][];
+}
+
 /** The rate limits of every org: the limit in force, its bucket, and how many requests it refused. */
 export class RateLimits {
   private readonly clock: Clock;
@@ -190,5 +196,17 @@ export class RateLimits {
     this.overrides.clear();
     this.entries.clear();
     this.refused.clear();
+  }
+
+  /** The limits set at run time and the requests refused, for a snapshot (server/admin/state.ts). */
+  save(): SavedRateLimits {
+    return { overrides: [...this.overrides], refused: [...this.refused] };
+  }
+
+  /** Replaces the run-time limits and counts with those `save` gave; every bucket starts full. */
+  restore(saved: SavedRateLimits): void {
+    this.reset();
+    for (const [org, limit] of saved.overrides) this.overrides.set(org, limit);
+    for (const [org, n] of saved.refused) this.refused.set(org, n);
   }
 }

@@ -1,21 +1,7 @@
-import { readFileSync, statSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import type { Version } from "../../api/index.ts";
 import { META } from "../../api/endpoints/index.ts";
 import type { ServerContext } from "../context.ts";
 import { serve } from "../http/endpoints.ts";
-
-const PACKAGE_JSON = fileURLToPath(new URL("../../package.json", import.meta.url));
-
-function versionInfo(): Version {
-  const pkg = JSON.parse(readFileSync(PACKAGE_JSON, "utf8")) as { version: string };
-  return {
-    name: "cws-reference",
-    version: pkg.version,
-    gitHash: process.env.CWS_GIT_HASH || "unknown",
-    buildDate: process.env.CWS_BUILD_DATE || statSync(PACKAGE_JSON).mtime.toISOString(),
-  };
-}
+import { versionInfo } from "./version.ts";
 
 /** Health, readiness, version (no auth; also served at the root) and the region list. */
 export function registerMetaRoutes(ctx: ServerContext): void {

@@ -115,18 +115,27 @@ export class SandboxService {
     hooks.onDelete = (w) => this.onDelete(w);
     hooks.onUpdate = (_before, after) => this.onUpdate(after);
     hooks.onReset = () => this.reset();
-    this.reconcile();
+    hooks.onRestore = () => this.destroyAll();
+    hooks.afterRestore = () =>
+      this.reconcile(
+        "SandboxNotRestored",
+        "a snapshot holds the sandbox's record, not its environment (files, processes); deploy it again",
+      );
+    this.reconcile(
+      "SandboxLost",
+      "the sandbox's environment was lost when the server restarted; deploy it again",
+    );
     this.timers.start();
   }
 
-  /** Running or frozen sandboxes of a previous server process have no runtime any more. */
-  private reconcile(): void {
+  /**
+   * Running or frozen sandboxes with no runtime (of a previous server process, or of a restored
+   * snapshot) go to `error` with the reason and message given.
+   */
+  private reconcile(reason: string, message: string): void {
     for (const w of this.store.workloads.all()) {
       if (w.type !== "SANDBOX" || (w.status !== "running" && w.status !== "frozen")) continue;
-      this.lc.transition(w, "error", {
-        reason: "SandboxLost",
-        message: "the sandbox's environment was lost when the server restarted; deploy it again",
-      });
+      this.lc.transition(w, "error", { reason, message });
     }
   }
 

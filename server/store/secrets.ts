@@ -77,6 +77,8 @@ export class SecretBox {
 
   /** Parses JSON text written by stringify (plain secrets of older files pass through). */
   parse<T>(text: string): T {
+    // Most texts hold no sealed secret: JSON.parse without a reviver is much faster.
+    if (!text.includes(TAG)) return JSON.parse(text) as T;
     return JSON.parse(text, (_k, v: unknown) => {
       if (v && typeof v === "object" && !Array.isArray(v)) {
         const o = v as Record<string, unknown>;

@@ -14,6 +14,8 @@ import { DocTable, type Doc, type DocWriter } from "./doc-table.ts";
 import { GroupCommit } from "./commit.ts";
 import { PendingWrites, type WriteStatements } from "./writes.ts";
 import { EventIndex, LAST_SEQ_KEY, openSchema } from "./tables.ts";
+import { readImage, writeImage, type StoreImage } from "./image.ts";
+import { SnapshotTable } from "./snapshot-table.ts";
 import type { Seed } from "../seed/schema.ts";
 
 /**
@@ -46,6 +48,8 @@ export class Store implements DocWriter {
   readonly sshKeys: DocTable<SshKeyRecord>;
   readonly templates: DocTable<TemplateRecord>;
   readonly sandboxTemplates: DocTable<SandboxTemplateRecord>;
+  /** Saved snapshots of the whole state (server/admin/snapshots.ts). */
+  readonly snapshots: SnapshotTable;
   private readonly tables: Map<string, DocTable<Doc>>;
   private seq = 0;
   private txDepth = 0;
@@ -98,6 +102,7 @@ export class Store implements DocWriter {
       event: this.db.prepare("SELECT data, meta FROM events WHERE id = ?"),
       kvGet: this.db.prepare("SELECT value FROM kv WHERE key = ?"),
     };
+    this.snapshots = new SnapshotTable(this.db);
     this.workloads = new DocTable(this, "workload");
     this.volumes = new DocTable(this, "volume");
     this.sshKeys = new DocTable(this, "ssh_key");
@@ -131,32 +136,44 @@ export class Store implements DocWriter {
   /** Documents of kinds no table holds yet (an extension's), read at startup. */
   private readonly unclaimed = new Map<string, { seq: number; doc: Doc }[]>();
 
-  private loadAll(): void {
-    const rows = this.db.prepare("SELECT kind, seq, data FROM docs ORDER BY seq").iterate() as Iterable<{
-      kind: string;
-      seq: number;
-      data: string;
-    }>;
+  /**
+   * Reads the documents and the event index into memory: from the database (at startup), or
+   * from an image just written to it (restoreImage), which spares reading back what is at hand.
+   */
+  private loadAll(image?: StoreImage): void {
     const plain: { kind: string; seq: number; doc: Doc }[] = [];
-    for (const row of rows) {
-      this.seq = Math.max(this.seq, row.seq);
-      const doc = this.secrets.parse<Doc>(row.data);
-      const c = this.tables.get(row.kind);
-      if (c) c.load(row.seq, doc);
+    const load = (seq: number, kind: string, data: string) => {
+      this.seq = Math.max(this.seq, seq);
+      const doc = this.secrets.parse<Doc>(data);
+      const c = this.tables.get(kind);
+      if (c) c.load(seq, doc);
       else {
-        let list = this.unclaimed.get(row.kind);
-        if (!list) this.unclaimed.set(row.kind, (list = []));
-        list.push({ seq: row.seq, doc });
+        let list = this.unclaimed.get(kind);
+        if (!list) this.unclaimed.set(kind, (list = []));
+        list.push({ seq, doc });
       }
-      if (SecretBox.hasPlainSecret(row.data)) plain.push({ kind: row.kind, seq: row.seq, doc });
+      if (SecretBox.hasPlainSecret(data)) plain.push({ kind, seq, doc });
+    };
+    if (image) {
+      for (const [seq, kind, , , data] of image.docs) load(seq, kind, data);
+      for (const [id, kind, subject] of image.events) this.eventIds.add(kind, subject, id);
+      // Ids stay above every id given out before (the events table's AUTOINCREMENT keeps them too).
+      this.lastEventId = Math.max(this.lastEventId, image.events.at(-1)?.[0] ?? 0);
+    } else {
+      const rows = this.db.prepare("SELECT kind, seq, data FROM docs ORDER BY seq").iterate() as Iterable<{
+        kind: string;
+        seq: number;
+        data: string;
+      }>;
+      for (const row of rows) load(row.seq, row.kind, row.data);
+      this.eventIds.load(this.db);
+      const last = this.db
+        .prepare(
+          "SELECT max(coalesce((SELECT max(id) FROM events), 0), coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)) AS id",
+        )
+        .get() as { id: number };
+      this.lastEventId = last.id;
     }
-    this.eventIds.load(this.db);
-    const last = this.db
-      .prepare(
-        "SELECT max(coalesce((SELECT max(id) FROM events), 0), coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)) AS id",
-      )
-      .get() as { id: number };
-    this.lastEventId = last.id;
     // Secrets a server before encryption wrote in plain text are sealed now.
     for (const p of plain) this.writeDoc(p.kind, p.doc.uid, p.doc.org, p.seq, p.doc);
     const seed = this.stmts.kvGet!.get("seed") as { value: string } | undefined;
@@ -297,6 +314,38 @@ export class Store implements DocWriter {
     this.eventIds.clear();
     this.seq = 0;
     this.seedCache = undefined;
+  }
+
+  /** Every row of the store as committed, after committing what is pending (image.ts). */
+  image(): StoreImage {
+    this.flush();
+    if (this.commits.failed) throw this.commits.failed;
+    return readImage(this.db);
+  }
+
+  /**
+   * Replaces everything (documents, events, key-values) with an image of this data format, in
+   * one commit, then reads it back into memory as at startup. Synchronous: no request sees a
+   * part of the old state beside a part of the new. Event ids given out later stay above every
+   * id given out before (they are never reused).
+   */
+  restoreImage(image: StoreImage): void {
+    this.flush();
+    if (this.commits.failed) throw this.commits.failed;
+    this.db.exec("BEGIN");
+    try {
+      writeImage(this.db, image);
+      this.db.exec("COMMIT");
+    } catch (e) {
+      this.db.exec("ROLLBACK");
+      throw e;
+    }
+    for (const c of this.tables.values()) c.clear();
+    this.unclaimed.clear();
+    this.eventIds.clear();
+    this.seq = 0;
+    this.seedCache = undefined;
+    this.loadAll(image);
   }
 
   /** Commits what is pending, then closes the database. */

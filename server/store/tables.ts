@@ -11,10 +11,11 @@ import type { DatabaseSync } from "node:sqlite";
  * writes a few pages, not one per document. Format 2: the highest creation position handed out
  * is kept by its document or, once that is deleted, by the key-value `last_seq`, so that no
  * position is used twice (a list cursor names a position); format 1 kept a row per deleted
- * document for that (`gone`), which grew without end. Older formats are converted on open (STEPS). A database of a newer
+ * document for that (`gone`), which grew without end. Format 3: the `snapshots` table holds the
+ * snapshots of the whole state (server/admin/snapshots.ts), which a reset leaves alone. Older formats are converted on open (STEPS). A database of a newer
  * format is refused before anything in it is touched.
  */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
 /** The key-value of the highest creation position handed out (format 2). */
 export const LAST_SEQ_KEY = "last_seq";
@@ -55,7 +56,17 @@ const STEPS: Record<number, (db: DatabaseSync) => void> = {
       DROP TABLE gone;
     `);
   },
+  2: (db) => {
+    db.exec(
+      "CREATE TABLE IF NOT EXISTS snapshots (name TEXT PRIMARY KEY, saved_at TEXT NOT NULL, data TEXT NOT NULL)",
+    );
+  },
 };
+
+/** Runs the steps that bring tables of format `from` to format `to` (inside the caller's transaction). */
+export function migrate(db: DatabaseSync, from: number, to = FORMAT_VERSION): void {
+  for (let v = from; v < to; v++) STEPS[v]!(db);
+}
 
 /**
  * Refuses a newer format (nothing written yet), sets the journal up and brings the tables to
@@ -76,7 +87,7 @@ export function openSchema(db: DatabaseSync, file = ":memory:"): void {
   if (format === FORMAT_VERSION) return;
   db.exec("BEGIN");
   try {
-    for (let v = format; v < FORMAT_VERSION; v++) STEPS[v]!(db);
+    migrate(db, format);
     db.exec(`PRAGMA user_version = ${FORMAT_VERSION}`);
     db.exec("COMMIT");
   } catch (e) {

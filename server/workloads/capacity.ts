@@ -33,6 +33,17 @@ export class Capacity {
     this.overrides.clear();
   }
 
+  /** The capacities set at run time, for a snapshot (server/admin/state.ts). */
+  saveCapacities(): [name: string, capacity: number | null][] {
+    return [...this.overrides];
+  }
+
+  /** Replaces the capacities set at run time with those `saveCapacities` gave. */
+  restoreCapacities(saved: readonly [string, number | null][]): void {
+    this.overrides.clear();
+    for (const [name, capacity] of saved) this.overrides.set(name, capacity);
+  }
+
   /** Units of a resource held now. */
   used(resourceName: string): number {
     return this.holders.get(resourceName)?.size ?? 0;

@@ -29,6 +29,10 @@ export interface WorkloadHooks {
   onUpdate?(before: WorkloadRecord, after: WorkloadRecord): void | Promise<void>;
   /** Before the admin reset wipes the state. */
   onReset?(): void | Promise<void>;
+  /** Before a snapshot's state replaces the state (server/admin/service.ts). */
+  onRestore?(): void | Promise<void>;
+  /** Right after a snapshot's state replaced the state, in the same synchronous step. */
+  afterRestore?(): void;
   /** When the server closes. */
   onClose?(): void | Promise<void>;
 }
@@ -380,13 +384,12 @@ export class Lifecycle extends EventEmitter {
     this.emit("workload-deleted", w);
   }
 
-  /** Drops all timers and rules (admin reset). */
+  /** Drops all timers and the units counted as held (admin reset, snapshot restore; start() counts again). */
   resetRuntime(): void {
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     this.staging.reset();
     this.capacity.clear();
-    this.rules.reset();
   }
 
   close(): void {

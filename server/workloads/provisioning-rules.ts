@@ -54,4 +54,14 @@ export class ProvisioningRules {
   reset(): void {
     this.rules = new Map();
   }
+
+  /** Every organization's rules, for a snapshot (server/admin/state.ts). */
+  save(): Record<string, ProvisioningRule[]> {
+    return Object.fromEntries([...this.rules].map(([org, rules]) => [org, rules.map((r) => ({ ...r }))]));
+  }
+
+  /** Replaces every organization's rules with those `save` gave. */
+  restore(saved: Record<string, ProvisioningRule[]>): void {
+    this.rules = new Map(Object.entries(saved).map(([org, rules]) => [org, rules.map((r) => ({ ...r }))]));
+  }
 }

@@ -28,6 +28,22 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
+/** A call to the admin API (snapshot controls): its JSON, or an Error with the server's message. */
+async function adminSend(method, path) {
+  const res = await fetch(`/admin${path}`, { method, headers: { authorization: `Bearer ${state.token}` } });
+  const text = await res.text();
+  if (!res.ok) {
+    let message = text;
+    try {
+      message = JSON.parse(text).error || text;
+    } catch {
+      // not JSON: the text
+    }
+    throw new Error(message);
+  }
+  return text ? JSON.parse(text) : undefined;
+}
+
 async function get(path, as = "json") {
   const res = await fetch(path, { headers: { authorization: `Bearer ${state.token}` }, cache: "no-store" });
   if (res.status === 401) {
@@ -322,6 +338,87 @@ function renderOrgs() {
 
 // ---- polling ---------------------------------------------------------------------------------
 
+// ---- snapshots (admin only) -------------------------------------------------------------------
+
+let lastSnapshots = "";
+
+function snapshotStatus(text, error = false) {
+  $("snapshot-status").textContent = text;
+  $("snapshot-status").classList.toggle("error", error);
+}
+
+/** Runs a snapshot action, says how it went, and shows the list again at once. */
+async function snapshotAction(run, done) {
+  try {
+    snapshotStatus(done(await run()));
+  } catch (e) {
+    snapshotStatus(e.message, true);
+  }
+  lastSnapshots = "";
+  lastOverview = "";
+  await renderSnapshots();
+}
+
+async function renderSnapshots() {
+  if (state.session?.role !== "admin") return;
+  const { items } = await adminSend("GET", "/snapshots");
+  const text = JSON.stringify(items);
+  if (text === lastSnapshots) return;
+  lastSnapshots = text;
+  $("count-snapshots").textContent = String(items.length);
+  const path = (name) => `/snapshots/${encodeURIComponent(name)}`;
+  $("snapshots").replaceChildren(
+    table(
+      [
+        { title: "Name", cell: (s) => s.name },
+        { title: "Saved", cell: (s) => time(s.saved_at) },
+        { title: "Objects", num: true, cell: (s) => s.objects ?? "-" },
+        { title: "Size", num: true, cell: (s) => `${(s.bytes / 1024).toFixed(1)} KiB` },
+        {
+          title: "",
+          cell: (s) =>
+            h(
+              "span",
+              { class: "actions" },
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "ghost",
+                  "data-action": "restore",
+                  onclick: () =>
+                    window.confirm(`Replace the state of every org with snapshot ${s.name}?`) &&
+                    snapshotAction(
+                      () => adminSend("POST", `${path(s.name)}/restore`),
+                      (r) => `Restored ${r.snapshot.name} in ${r.restore_ms.toFixed(1)} ms.`,
+                    ),
+                },
+                "Restore",
+              ),
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "ghost",
+                  "data-action": "delete",
+                  onclick: () =>
+                    window.confirm(`Delete snapshot ${s.name}?`) &&
+                    snapshotAction(
+                      () => adminSend("DELETE", path(s.name)),
+                      () => `Deleted ${s.name}.`,
+                    ),
+                },
+                "Delete",
+              ),
+            ),
+        },
+      ],
+      items,
+      { empty: "No snapshot saved yet." },
+    ),
+  );
+}
+
 async function refresh() {
   clearTimeout(timer);
   if (!state.token || !state.org) return;
@@ -333,6 +430,7 @@ async function refresh() {
       renderOverview(o);
     }
     await renderDetail(o);
+    await renderSnapshots();
     $("live").classList.remove("stale");
     $("live-text").textContent = `live · ${new Date().toLocaleTimeString()}`;
   } catch (e) {
@@ -366,6 +464,8 @@ async function start() {
   const saved = sessionStorage.getItem(ORG_KEY);
   state.org = state.session.orgs.includes(saved) ? saved : state.session.orgs[0];
   $("login").hidden = true;
+  $("snapshots-card").hidden = state.session.role !== "admin";
+  lastSnapshots = "";
   $("app").hidden = false;
   $("live").hidden = false;
   $("signout").hidden = false;
@@ -383,6 +483,16 @@ $("login-form").addEventListener("submit", (ev) => {
   start();
 });
 $("signout").addEventListener("click", () => signOut());
+$("snapshot-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const name = $("snapshot-name").value.trim();
+  snapshotAction(
+    () => adminSend("PUT", `/snapshots/${encodeURIComponent(name)}`),
+    (s) => `Saved ${s.name} (${s.objects} objects).`,
+  ).then(() => {
+    if (!$("snapshot-status").classList.contains("error")) $("snapshot-name").value = "";
+  });
+});
 $("detail-close").addEventListener("click", () => {
   state.selected = null;
   lastOverview = "";
