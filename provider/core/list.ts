@@ -96,31 +96,25 @@ export function pageOf<T>(page: Page<T>, pick: (item: T) => Listed | undefined):
 }
 
 /**
- * Up to `want` objects from `cursor` on (one route page, or more while the pages leave objects out),
- * each route page no longer than what is still wanted, so the cursor returned is exactly where
- * the next objects start. `want` unset: the first route page that finds any (or the last page).
+ * Up to `want` objects from `cursor` on: one route page, or more while the pages leave objects
+ * out, each route page no longer than what is still wanted, so the cursor returned is exactly where
+ * the next objects start (none: the org has no more).
  */
 export async function listFrom(
   def: ListSpec,
   client: CwsClient,
   filters: Props,
-  from: { cursor?: string; want?: number },
+  from: { cursor?: string; want: number },
   signal?: AbortSignal,
 ): Promise<ListPage> {
   const items: Listed[] = [];
   let cursor = from.cursor;
   for (;;) {
-    const left = from.want === undefined ? undefined : Math.min(from.want - items.length, LIMITS.maxPageSize);
-    const page = await def.page(
-      client,
-      filters,
-      { ...(cursor ? { cursor } : {}), ...(left ? { limit: left } : {}) },
-      signal,
-    );
+    const limit = Math.min(from.want - items.length, LIMITS.maxPageSize);
+    const page = await def.page(client, filters, { ...(cursor ? { cursor } : {}), limit }, signal);
     items.push(...page.items);
     cursor = page.next;
-    const full = from.want === undefined ? items.length > 0 : items.length >= from.want;
-    if (!cursor || full) return { items, ...(cursor ? { next: cursor } : {}) };
+    if (!cursor || items.length >= from.want) return { items, ...(cursor ? { next: cursor } : {}) };
   }
 }
 

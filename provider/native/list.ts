@@ -3,8 +3,8 @@
  * (core/list.ts, declared beside their kinds, the same `terraform query` and `cws adopt` read):
  * the query's filters, checked by the definition's rules; one page of results `{ id, name }`
  * (the id is the object's uid, as Read and an import take it); then, when the org has more, a
- * continuation that is the API's own cursor. The page holds at most `limit` results (the CLI's
- * `--count` lowers it page by page) and at most `page_size`; without either, it is the route's page.
+ * continuation that is the API's own cursor. A page holds at most `limit` results (the CLI's
+ * `--count` lowers it page by page), at most `page_size` and at most PAGE (`--all` follows them).
  * A query with unknown values is answered with a lone Computed.
  */
 import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
@@ -28,11 +28,12 @@ function response(set: (r: InstanceType<typeof ListResponse>) => void) {
   return r;
 }
 
-/** The positive one of `limit` and `page_size`, or the smaller when both are. */
-function wanted(req: ListRequest): number | undefined {
-  const sizes = [req.getLimit(), req.getPageSize()].filter((n) => n > 0);
-  return sizes.length ? Math.min(...sizes) : undefined;
-}
+/** The most results a page holds: what `pulumi do ... list` prints without `--all` or `--count`. */
+export const PAGE = 100;
+
+/** How many results this page holds at most: PAGE, or less where `limit` or `page_size` asks it. */
+const wanted = (req: ListRequest) =>
+  Math.min(PAGE, ...[req.getLimit(), req.getPageSize()].filter((n) => n > 0));
 
 export async function* listResponses(
   req: ListRequest,

@@ -138,7 +138,7 @@ describe("native plugin: List", () => {
     expect(route.items.map((w) => w.name)).toEqual(["web-4", "web-5"]);
   });
 
-  it("honours a limit that changes page to page, and answers one route page without limit or page size", async () => {
+  it("honours a limit that changes page to page, and pages of PAGE without limit or page size", async () => {
     const three = await follow(client, "Workload", {}, 3);
     expect(three.flatMap((p) => p.results).map((r) => r.name)).toEqual(["web-1", "web-3", "web-4"]);
     expect(three.map((p) => p.results.length)).toEqual([2, 1]);
