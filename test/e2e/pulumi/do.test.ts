@@ -6,9 +6,10 @@
  *   stateful (a file backend, the plugin installed with `pulumi plugin install --file`);
  * - patch says what the change does as preview does (redeploys, in place) and refuses a change only a
  *   replace can make, naming the property, with nothing changed;
- * - a bad token and an unknown id: a clear error, and nothing made.
+ * - a bad token and an unknown id: a clear error, and nothing made;
+ * - docs/day2-pulumi.md run as written.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,15 +20,17 @@ import { runProcess, type RunResult } from "../../../scripts/run.ts";
 import { pulumiRoot } from "../../../scripts/toolchain/pulumi.ts";
 import { ADOPT_PUBLIC_KEY, clientFor, makeOrgByHand, type HandMadeOrg } from "../../helpers/adopt-org.ts";
 import { DEMO_TOKEN } from "../../helpers/http.ts";
+import { fencedBlocks, outputLinePattern } from "../../helpers/markdown.ts";
 import { NATIVE_ENV } from "../../helpers/native.ts";
 import { useTestServer } from "../../helpers/server.ts";
-import { liveObjects } from "../../helpers/stacks.ts";
+import { liveObjects, liveResources } from "../../helpers/stacks.ts";
 
 const server = useTestServer({ provisionDelayMs: 10 });
 const PLUGIN = join(REPO_ROOT, "bin", "pulumi-resource-cws");
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPq0ZlU7cKh1hVbQ5yF2x0Ruv3aXbqzKJ8Zz3xk1r2s0 do@cws";
 /** How many SSH keys the org holds beyond a page (native/list.ts's PAGE is 100). */
 const KEYS = 105;
+const DOC = new URL("../../../docs/day2-pulumi.md", import.meta.url);
 
 let root: string;
 let org: HandMadeOrg;
@@ -59,6 +62,14 @@ function printed(r: RunResult): Record<string, unknown> {
 }
 const idOf = (r: RunResult) => printed(r).id as string;
 
+/** The object `uid` as the service holds it (any kind). */
+async function liveRecord(uid: string): Promise<unknown> {
+  const l = await liveResources(server);
+  return [...l.workloads, ...l.volumes, ...l.ssh_keys, ...l.templates, ...l.sandbox_templates].find(
+    (o) => o.uid === uid,
+  );
+}
+
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "cws-pulumi-do-"));
   env = {
@@ -76,6 +87,18 @@ beforeAll(async () => {
     'manifest = {\n  name = "web"\n  image = "nginx:1.27"\n  resourceName = "gpu-rental-small"\n}\n',
   );
   org = await makeOrgByHand(server);
+  // The plugin installed as users install it: a folder holding the plugin, by `plugin install --file`.
+  const folder = join(root, "plugin");
+  mkdirSync(folder);
+  writeFileSync(join(folder, "pulumi-resource-cws"), `#!/bin/sh\nexec ${PLUGIN} "$@"\n`);
+  chmodSync(join(folder, "pulumi-resource-cws"), 0o755);
+  const install = await runProcess(
+    join(pulumiRoot(), "bin", "pulumi"),
+    ["plugin", "install", "resource", "cws", "0.1.0", "--file", folder],
+    { env },
+  );
+  expect(install.code, install.output).toBe(0);
+
   const c = clientFor(server);
   for (let i = 0; i < KEYS; i++) await c.sshKeys.create({ name: `bulk-${i}`, ssh_key: ADOPT_PUBLIC_KEY });
 }, 300_000);
@@ -184,6 +207,42 @@ const KINDS: {
   },
 ];
 
+describe("docs/day2-pulumi.md", () => {
+  it("runs as written: find, import, read, patch", { timeout: 240_000 }, async () => {
+    const dir = join(root, "day2");
+    mkdirSync(dir);
+    const docEnv = { ...env, PULUMI_BACKEND_URL: `file://${join(root, "day2-state")}` };
+    mkdirSync(join(root, "day2-state"));
+    // A block's shell variables (`batch=$(...)`) are there for the blocks after it.
+    const assignments: string[] = [];
+    const failed: string[] = [];
+    let ran = 0;
+    let last = "";
+    for (const b of fencedBlocks(readFileSync(DOC, "utf8"))) {
+      if (b.lang === "yaml") {
+        const name = /^# (\S+)\n/.exec(b.text)?.[1];
+        if (name) writeFileSync(join(dir, name), b.text);
+      } else if (b.lang === "sh") {
+        const script = ["set -e", ...assignments, b.text].join("\n");
+        const r = await runProcess("sh", ["-c", script], { cwd: dir, env: docEnv, allowFailure: true });
+        if (r.code !== 0) failed.push(b.text.trim());
+        assignments.push(...b.text.split("\n").filter((l) => /^\w+=\$\(/.test(l)));
+        last = r.output.replace(/\s+/g, " ");
+        ran++;
+      } else if (b.lang === "text") {
+        for (const line of b.text.trim().split("\n")) expect(last, line).toMatch(outputLinePattern(line));
+      }
+    }
+    expect(ran).toBe(7);
+    // Only the patch the page shows refused fails.
+    expect(failed).toEqual([
+      'pulumi do cws:Workload patch "$batch" --stateless --resource-name gpu-rental-medium --yes',
+    ]);
+    const batch = await clientFor(server).workloads.get(org.batch);
+    expect([batch.image, batch.resource.name]).toEqual(["busybox:1.37", "gpu-rental-small"]);
+  });
+});
+
 describe("pulumi do create, read, patch, delete", () => {
   it(
     "stateless, every kind: patch says what it does and refuses a replace, naming the property",
@@ -199,13 +258,13 @@ describe("pulumi do create, read, patch, delete", () => {
           expect(patched.code, patched.output).toBe(0);
           expect(patched.output, kind).toMatch(/updated in place, no redeploy/);
           if (replaceOnly) {
-            const before = await liveObjects(server);
+            const before = await liveRecord(id);
             const refused = await stateless(kind, "patch", id, ...replaceOnly, "--yes");
             const property = replaceOnly[0].slice(2).replace(/-(.)/g, (_, c: string) => c.toUpperCase());
             expect(refused.output, kind).toContain(`This change replaces the resource (${property}).`);
             expect(refused.output, kind).toContain(`in place: ${property}: changing it replaces the`);
             expect(refused.code, kind).not.toBe(0);
-            expect(await liveObjects(server), kind).toEqual(before);
+            expect(await liveRecord(id), kind).toEqual(before);
           }
           const deleted = await stateless(kind, "delete", id, "--yes");
           expect(deleted.code, deleted.output).toBe(0);
@@ -238,17 +297,6 @@ describe("pulumi do create, read, patch, delete", () => {
     "stateful, every kind: the plugin installed by name, the objects in a file backend's stack",
     { timeout: 400_000 },
     async () => {
-      // The plugin installed as users install it: a folder holding the plugin, by `plugin install --file`.
-      const folder = join(root, "plugin");
-      mkdirSync(folder);
-      writeFileSync(join(folder, "pulumi-resource-cws"), `#!/bin/sh\nexec ${PLUGIN} "$@"\n`);
-      chmodSync(join(folder, "pulumi-resource-cws"), 0o755);
-      const install = await runProcess(
-        join(pulumiRoot(), "bin", "pulumi"),
-        ["plugin", "install", "resource", "cws", "0.1.0", "--file", folder],
-        { env },
-      );
-      expect(install.code).toBe(0);
       // Each kind in a stack of its own backend (so they run side by side); the plugin is not on PATH.
       const PATH = env
         .PATH!.split(":")
