@@ -239,7 +239,11 @@ describe("docs/day2-pulumi.md", () => {
       'pulumi do cws:Workload patch "$batch" --stateless --resource-name gpu-rental-medium --yes',
     ]);
     const batch = await clientFor(server).workloads.get(org.batch);
-    expect([batch.image, batch.resource.name]).toEqual(["busybox:1.37", "gpu-rental-small"]);
+    expect([batch.image, batch.resource.name, batch.state.status]).toEqual([
+      "busybox:1.37",
+      "gpu-rental-small",
+      "suspended",
+    ]);
   });
 });
 
