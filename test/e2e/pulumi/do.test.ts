@@ -233,7 +233,7 @@ describe("docs/day2-pulumi.md", () => {
         for (const line of b.text.trim().split("\n")) expect(last, line).toMatch(outputLinePattern(line));
       }
     }
-    expect(ran).toBe(7);
+    expect(ran).toBe(6);
     // Only the patch the page shows refused fails.
     expect(failed).toEqual([
       'pulumi do cws:Workload patch "$batch" --stateless --resource-name gpu-rental-medium --yes',
