@@ -65,6 +65,16 @@ function refuseSelfAdoption(what: string, id: string, news: Props, replaces: str
   );
 }
 
+/** Why an update cannot make a change: the properties only a replace changes, and the rule. */
+function replaceOnly(what: string, id: string, d: DiffResult): string {
+  const keys = d.replaces.join(", ");
+  const why = d.reasons?.length ? ` (${d.reasons.join("; ")})` : "";
+  return (
+    `cannot update ${what} ${id} in place: ${keys}: changing ${d.replaces.length === 1 ? "it" : "them"} replaces the ${what}${why}, ` +
+    "which an update does not do; nothing was changed. Replace it instead: change it in a program (up replaces it), or delete it and create it again"
+  );
+}
+
 /** Replace-only inputs whose value on the service differs from the program's (write-only ones cannot be read). */
 function fixedMismatches(
   rules: Record<string, FieldRule>,
@@ -246,8 +256,12 @@ export function resource<R extends object>(def: Definition, ctl: Controller<R>):
     },
 
     async update(ctx, id, olds, news) {
+      // Only a replace makes these changes: an engine replaces instead of updating, but a direct
+      // update (`pulumi do ... patch --stateless`) is refused before anything changes.
+      const planned = diff(id, olds, news);
+      if (planned.replaces.length) throw new Error(replaceOnly(what, id, planned));
       return settle(ctx, id, news, `updating ${what} ${id} failed`, async () => {
-        const detail = diff(id, olds, news).detail;
+        const detail = planned.detail;
         if (Object.keys(detail).length) await ctl.update(ctx, id, olds, news, detail);
         await ctl.converge?.(ctx, id, news, olds);
       });

@@ -12,12 +12,14 @@ import { fromState, toState } from "../core/state.ts";
 import type { Autonaming } from "../core/naming.ts";
 import type { CheckFailure, Context } from "../core/types.ts";
 import type { EngineLog } from "../frontend/engine-log.ts";
+import type { CallInfo } from "../frontend/grpc-server.ts";
 import { cachedImport } from "../frontend/compile-cache.ts";
 import { Session } from "../frontend/session.ts";
 import { FUNCTIONS, checkFunctionArgs } from "../resources/functions/controller.ts";
 import { PACKAGE } from "../schema/package-schema.ts";
 import { diffResponse } from "./detailed-diff.ts";
 import { grpcError } from "./grpc-error.ts";
+import { listResponses } from "./list.ts";
 import { CONFIG_KEYS, CONFIG_SECRETS, checkConfig, configFrom } from "./provider-config.ts";
 import { moduleFor, parseUrn, secretsOfUrn } from "./urn.ts";
 import { decode, encode, type Decoded } from "./values.ts";
@@ -253,6 +255,12 @@ export class CwsPlugin {
       moduleFor(urn).delete(ctx, req.getId(), decodeState(urn, req.getProperties()).props),
     );
     return new emptyPb.Empty();
+  }
+
+  /** List (a server stream): one page of a kind's objects, and where the next starts (native/list.ts). */
+  list(req: InstanceType<typeof providerPb.ListRequest>, call?: CallInfo): AsyncGenerator<unknown> {
+    const log = (message: string) => void this.#opts.log.log("", message);
+    return listResponses(req, (work) => this.#session.run(log, undefined, work), call);
   }
 
   async invoke(req: InstanceType<typeof providerPb.InvokeRequest>): Promise<unknown> {

@@ -11,6 +11,7 @@ import {
   adapterOnFirstCall,
   rpcMethodName,
   GrpcServer,
+  type CallInfo,
   type GrpcHandler,
   type GrpcMethod,
 } from "../frontend/grpc-server.ts";
@@ -36,7 +37,7 @@ interface Decoder {
  * The RPCs the plugin answers, each by the adapter's method of the same name in lower camel case
  * (`GetPluginInfo` → `getPluginInfo`), with its request's message class (as in Pulumi's generated
  * `provider_grpc_pb.js`; test/provider/native/protocol.test.ts holds them to it). RPCs left out
- * (Handshake, Parameterize, Construct, Call, List, Attach, GetMapping(s)) are UNIMPLEMENTED, as a
+ * (Handshake, Parameterize, Construct, Call, Attach, GetMapping(s)) are UNIMPLEMENTED, as a
  * gRPC server answers a method it does not serve, which the engine takes as "not supported" for
  * all of them.
  */
@@ -54,7 +55,11 @@ export const HANDLED = {
   Update: (m: Messages) => m.provider.UpdateRequest,
   Delete: (m: Messages) => m.provider.DeleteRequest,
   Invoke: (m: Messages) => m.provider.InvokeRequest,
+  List: (m: Messages) => m.provider.ListRequest,
 } satisfies Record<string, (m: Messages) => Decoder>;
+
+/** The RPCs that answer with a server stream (List: its results, then where the next page starts). */
+export const STREAMED: ReadonlySet<string> = new Set(["List"]);
 
 type Rpc = keyof typeof HANDLED;
 
@@ -77,6 +82,7 @@ const METHODS: Record<string, GrpcMethod> = Object.fromEntries(
     rpc,
     {
       path: `/${SERVICE}/${rpc}`,
+      responseStream: STREAMED.has(rpc),
       requestDeserialize: (bytes: Buffer) => bytes,
       responseSerialize: (message: unknown) =>
         Buffer.from((message as { serializeBinary(): Uint8Array }).serializeBinary()),
@@ -86,7 +92,8 @@ const METHODS: Record<string, GrpcMethod> = Object.fromEntries(
 
 /**
  * The handlers of the RPCs, each the adapter's method; an error it throws is the call's gRPC error
- * (a StatusError as it is, with its details; anything else UNKNOWN with its message). `plugin` is
+ * (a StatusError as it is, with its details; anything else UNKNOWN with its message); a streamed
+ * RPC's method answers with the messages to send, and learns of the call (its cancel). `plugin` is
  * the adapter, or what loads it: then the first call does.
  */
 export function handlers(plugin: CwsPlugin | (() => Promise<CwsPlugin>)): Record<string, GrpcHandler> {
@@ -94,10 +101,10 @@ export function handlers(plugin: CwsPlugin | (() => Promise<CwsPlugin>)): Record
   const out: Record<string, GrpcHandler> = {};
   for (const rpc of Object.keys(HANDLED) as Rpc[]) {
     const name = rpcMethodName(rpc) as keyof CwsPlugin;
-    out[rpc] = async (bytes) => {
+    out[rpc] = async (bytes, call) => {
       const [p, m] = await Promise.all([adapter(), loadMessages()]);
       const request = HANDLED[rpc](m).deserializeBinary(new Uint8Array(bytes as Buffer));
-      return await (p[name] as (req: unknown) => unknown).call(p, request);
+      return await (p[name] as (req: unknown, call: CallInfo) => unknown).call(p, request, call);
     };
   }
   return out;

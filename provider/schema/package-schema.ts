@@ -7,7 +7,8 @@
 import { readFileSync } from "node:fs";
 import { FUNCTIONS } from "../resources/functions/controller.ts";
 import { requiredOf, type Definition, type InputDef } from "../core/definition.ts";
-import { DEFINITIONS } from "../registry.ts";
+import type { ListDefinition } from "../core/list.ts";
+import { DEFINITIONS, LISTS } from "../registry.ts";
 import { camelToSnake } from "../core/wire.ts";
 import { SETTINGS, SETTING_KEYS } from "../frontend/settings.ts";
 import { z } from "zod";
@@ -46,8 +47,21 @@ const pythonNote = (k: string, p: InputDef) =>
     ? `In Python it is \`${p.languageNames.python}\`: \`${camelToSnake(k)}\` is the constructor's first argument, the resource's own name (in the Args class it stays \`${camelToSnake(k)}\`).`
     : "";
 
-/** A resource's schema entry, from its definition. */
-function resourceSpec(def: Definition, types: Record<string, ObjectTypeSpec>) {
+/**
+ * A list's filters as the resource's `listInputs` (what `pulumi do <type> list` takes, each a
+ * `--kebab-name` flag): strings, as the API's query takes them and as `terraform query`'s list
+ * blocks declare them, their allowed values in the description (the List RPC checks them).
+ */
+const listInputs = (list: ListDefinition) => ({
+  type: "object",
+  description: list.description,
+  properties: Object.fromEntries(
+    Object.entries(list.filters).map(([k, f]) => [k, { type: "string", description: f.description }]),
+  ),
+});
+
+/** A resource's schema entry, from its definition (and its list's, when it has one). */
+function resourceSpec(def: Definition, types: Record<string, ObjectTypeSpec>, list?: ListDefinition) {
   const inputProperties: Record<string, PropertySpec> = {};
   for (const [k, p] of Object.entries(def.inputs)) {
     inputProperties[k] = {
@@ -68,6 +82,7 @@ function resourceSpec(def: Definition, types: Record<string, ObjectTypeSpec>) {
     inputProperties,
     requiredInputs: requiredOf(def),
     ...(replaceOnChanges.length ? { replaceOnChanges } : {}),
+    ...(list ? { listInputs: listInputs(list) } : {}),
   };
 }
 
@@ -75,7 +90,7 @@ export function buildSchema(version: string): Record<string, unknown> {
   const types: Record<string, ObjectTypeSpec> = {};
   const resources: Record<string, unknown> = {};
   for (const name of Object.keys(DEFINITIONS).sort())
-    resources[token(name)] = resourceSpec(DEFINITIONS[name]!, types);
+    resources[token(name)] = resourceSpec(DEFINITIONS[name]!, types, LISTS[name]);
   const functions: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(FUNCTIONS).sort(([a], [b]) => a.localeCompare(b))) {
     const itemType = `${name.replace(/^get/, "")}Item`;

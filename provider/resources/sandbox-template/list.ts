@@ -5,9 +5,9 @@
  * visible to every org, to make sandboxes from, not the org's to manage.
  */
 import { SANDBOX_TEMPLATE_KINDS, SANDBOX_TEMPLATE_STATUSES } from "../../../api/index.ts";
-import { oneOf, type ListDefinition } from "../../core/list.ts";
+import { listDefinition, oneOf, pageOf } from "../../core/list.ts";
 
-export const sandboxTemplateList: ListDefinition = {
+export const sandboxTemplateList = listDefinition({
   kind: "SandboxTemplate",
   description:
     "The org's sandbox templates (kind USER) in the service's order; the platform's FRESH ones only with `kind = \"FRESH\"`.",
@@ -23,15 +23,17 @@ export const sandboxTemplateList: ListDefinition = {
       `Only templates in this status: ${SANDBOX_TEMPLATE_STATUSES.join(", ")}.`,
     ),
   },
-  async *list(client, f, signal) {
+  async page(client, f, at, signal) {
     const kind = (f.kind ?? "USER") as (typeof SANDBOX_TEMPLATE_KINDS)[number];
     const query = {
       kind,
       ...(f.status ? { status: f.status as (typeof SANDBOX_TEMPLATE_STATUSES)[number] } : {}),
+      ...at,
     };
-    for await (const t of client.sandboxTemplates.iterate(query, { signal })) {
-      if (t.kind !== kind) continue;
-      yield { kind: "SandboxTemplate", uid: t.uid, name: t.name, createdAt: t.created_at, summary: t.status };
-    }
+    return pageOf(await client.sandboxTemplates.list(query, { signal }), (t) =>
+      t.kind !== kind
+        ? undefined
+        : { kind: "SandboxTemplate", uid: t.uid, name: t.name, createdAt: t.created_at, summary: t.status },
+    );
   },
-};
+});

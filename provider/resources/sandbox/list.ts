@@ -4,11 +4,11 @@
  * are left out.
  */
 import { WORKLOAD_STATUSES } from "../../../api/index.ts";
-import { oneOf, text, type ListDefinition } from "../../core/list.ts";
+import { listDefinition, oneOf, pageOf, text } from "../../core/list.ts";
 
 const STATUSES = WORKLOAD_STATUSES.filter((s) => s !== "deleted") as [string, ...string[]];
 
-export const sandboxList: ListDefinition = {
+export const sandboxList = listDefinition({
   kind: "Sandbox",
   description: "The org's sandboxes, in the service's order; deleted ones are left out.",
   filters: {
@@ -16,16 +16,18 @@ export const sandboxList: ListDefinition = {
     name: text("name", "Only sandboxes of this exact name."),
     projectId: text("project_id", "Only sandboxes of this project."),
   },
-  async *list(client, f, signal) {
+  async page(client, f, at, signal) {
     const query = {
       type: "SANDBOX" as const,
       ...(f.status ? { status: f.status as (typeof WORKLOAD_STATUSES)[number] } : {}),
       ...(f.name ? { name: String(f.name) } : {}),
       ...(f.projectId ? { project_id: String(f.projectId) } : {}),
+      ...at,
     };
-    for await (const w of client.workloads.iterate(query, { signal })) {
-      if (w.type !== "SANDBOX" || w.state.status === "deleted") continue;
-      yield { kind: "Sandbox", uid: w.uid, name: w.name, createdAt: w.created_at, summary: w.state.status };
-    }
+    return pageOf(await client.workloads.list(query, { signal }), (w) =>
+      w.type !== "SANDBOX" || w.state.status === "deleted"
+        ? undefined
+        : { kind: "Sandbox", uid: w.uid, name: w.name, createdAt: w.created_at, summary: w.state.status },
+    );
   },
-};
+});

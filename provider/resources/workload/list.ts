@@ -4,12 +4,12 @@
  * sandbox list's; deleted workloads are left out (they cannot be managed).
  */
 import { WORKLOAD_STATUSES } from "../../../api/index.ts";
-import { oneOf, text, type ListDefinition } from "../../core/list.ts";
+import { listDefinition, oneOf, pageOf, text } from "../../core/list.ts";
 
 const TYPES = ["RENTAL", "VM", "BM"] as const;
 const STATUSES = WORKLOAD_STATUSES.filter((s) => s !== "deleted" && s !== "frozen") as [string, ...string[]];
 
-export const workloadList: ListDefinition = {
+export const workloadList = listDefinition({
   kind: "Workload",
   description:
     "The org's workloads (RENTAL, VM and BM; sandboxes are `cws_sandbox`'s), in the service's order; deleted ones are left out.",
@@ -19,22 +19,24 @@ export const workloadList: ListDefinition = {
     name: text("name", "Only workloads of this exact name."),
     projectId: text("project_id", "Only workloads of this project."),
   },
-  async *list(client, f, signal) {
+  async page(client, f, at, signal) {
     const query = {
       ...(f.type ? { type: f.type as (typeof TYPES)[number] } : {}),
       ...(f.status ? { status: f.status as (typeof WORKLOAD_STATUSES)[number] } : {}),
       ...(f.name ? { name: String(f.name) } : {}),
       ...(f.projectId ? { project_id: String(f.projectId) } : {}),
+      ...at,
     };
-    for await (const w of client.workloads.iterate(query, { signal })) {
-      if (w.type === "SANDBOX" || w.state.status === "deleted") continue;
-      yield {
-        kind: "Workload",
-        uid: w.uid,
-        name: w.name,
-        createdAt: w.created_at,
-        summary: `${w.type}, ${w.state.status}`,
-      };
-    }
+    return pageOf(await client.workloads.list(query, { signal }), (w) =>
+      w.type === "SANDBOX" || w.state.status === "deleted"
+        ? undefined
+        : {
+            kind: "Workload",
+            uid: w.uid,
+            name: w.name,
+            createdAt: w.created_at,
+            summary: `${w.type}, ${w.state.status}`,
+          },
+    );
   },
-};
+});

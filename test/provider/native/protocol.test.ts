@@ -6,7 +6,7 @@ import statusPb from "@pulumi/pulumi/proto/status_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CwsPlugin } from "../../../provider/native/adapter.ts";
 import type { GrpcServer } from "../../../provider/frontend/grpc-server.ts";
-import { HANDLED, SERVICE, serve } from "../../../provider/native/serve.ts";
+import { HANDLED, SERVICE, STREAMED, serve } from "../../../provider/native/serve.ts";
 import { SIG_KEY, encode, secret } from "../../../provider/native/values.ts";
 import { DEMO_TOKEN } from "../../helpers/http.ts";
 import { startTestServer } from "../../helpers/server.ts";
@@ -57,7 +57,8 @@ describe("native plugin protocol (in-process gRPC)", () => {
       const method = definition[rpc[0]!.toLowerCase() + rpc.slice(1)];
       expect(method, rpc).toBeDefined();
       expect(method!.path).toBe(`/${SERVICE}/${rpc}`);
-      expect(method!.requestStream || method!.responseStream).toBe(false);
+      expect(method!.requestStream).toBe(false);
+      expect(method!.responseStream, rpc).toBe(STREAMED.has(rpc));
       expect(method!.requestType).toBe(requestType({ empty: emptyPb, provider: providerPb }));
     }
   });
