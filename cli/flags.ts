@@ -15,14 +15,25 @@ const HELP_FLAG = { help: { type: "boolean", short: "h" } } as const;
  * the flag: "Unknown option '--frobnicate'").
  */
 export function parseFlags<O extends ParseArgsOptionsConfig>(args: string[], options: O) {
+  const parsed = parseFlagsAndPositionals(args, options);
+  if ("error" in parsed) return parsed;
+  const [extra] = parsed.positionals;
+  if (extra !== undefined)
+    return { error: `Unexpected argument '${extra}'. This command does not take positional arguments` };
+  return { values: parsed.values };
+}
+
+/** As parseFlags, for a command that also takes positional arguments (`cws policy check PLAN`). */
+export function parseFlagsAndPositionals<O extends ParseArgsOptionsConfig>(args: string[], options: O) {
   try {
     const config = {
       args,
       options: { ...options, ...HELP_FLAG },
       strict: true,
-      allowPositionals: false,
+      allowPositionals: true,
     } as const;
-    return { values: parseArgs(config).values };
+    const { values, positionals } = parseArgs(config);
+    return { values, positionals };
   } catch (e) {
     return { error: (e as Error).message };
   }

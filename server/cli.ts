@@ -15,6 +15,7 @@ Commands:
   inventory             a running server's inventory: capacity, units in use, free per resource
   seed --print          the seed 'cws serve' starts from (with --data-dir / --seed as serve takes them)
   adopt                 write what brings an org under Pulumi or OpenTofu (cws adopt --help)
+  policy check PLAN     check an OpenTofu/Terraform plan against the guardrails (cws policy --help)
 
 Options of resources, reset and inventory:
   --url URL                 the server (default CWS_URL, else the origin of CWS_BASE_URL, else
