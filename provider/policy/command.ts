@@ -49,7 +49,7 @@ export interface Io {
 /** One line per violation. */
 export function describeViolation(v: Violation): string {
   const what = v.level === "mandatory" ? "error" : "warning";
-  return `${what}: ${v.rule} (${v.level}): ${v.message}`;
+  return `${what}: ${v.rule} (${v.level}): ${v.address ? `${v.address}: ` : ""}${v.message}`;
 }
 
 /** `cws policy <args>`: answers the exit status. */

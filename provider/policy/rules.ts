@@ -15,6 +15,7 @@ import { known, UNKNOWN, type PlannedResource, type PlannedStack } from "./view.
 export interface Finding {
   /** The resource's address (URN or HCL address); undefined for a finding on the whole stack. */
   address?: string;
+  /** What is wrong (the resource is named by `address`, as each tool shows it). */
   message: string;
 }
 
@@ -28,7 +29,6 @@ interface Rule<R extends RuleName> {
 type Table = Settings<"cws-resource-table">;
 
 const isBm = (r: PlannedResource) => r.kind === "Workload" && r.type === "BM";
-const label = (r: PlannedResource) => `${r.kind === "Sandbox" ? "sandbox" : "workload"} ${r.address}`;
 const names = (r: PlannedResource) => r.resourceNames.filter(known);
 
 /** The GPUs of a resource: the table's count for its resource name (the most among fallbacks). */
@@ -60,7 +60,7 @@ const perResource =
   (stack: PlannedStack): Finding[] =>
     stack.resources.flatMap((r) => {
       const message = bad(r, stack);
-      return message ? [{ address: r.address, message: `${label(r)}: ${message}` }] : [];
+      return message ? [{ address: r.address, message }] : [];
     });
 
 /** The values of a list not in `allowed`. */

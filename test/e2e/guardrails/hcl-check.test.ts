@@ -31,7 +31,7 @@ const RUN_MS = 600_000;
 /** Each `error:` / `warning:` line of the check: its rule and the resource it names. */
 function judged(stderr: string, what: "error" | "warning"): string[] {
   const re = new RegExp(
-    `^${what}: (cws-[\\w-]+) \\((?:mandatory|advisory)\\): (?:\\w+ cws_\\w+\\.(\\w+):|stack )`,
+    `^${what}: (cws-[\\w-]+) \\((?:mandatory|advisory)\\): (?:cws_\\w+\\.(\\w+):|stack )`,
     "gm",
   );
   return [...stderr.matchAll(re)].map(([, rule, key]) => `${rule} ${key ?? "(stack)"}`).sort();
