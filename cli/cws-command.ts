@@ -4,14 +4,15 @@
  * to the server's commands (`serve`: server/cli.ts; `resources`, `reset`, `seed`, `inventory`:
  * server/cli/inspect.ts; `snapshot`: server/cli/snapshot.ts) or to `cws adopt` (provider/adopt/command.ts), which reads an org through
  * the provider's resource modules, or to the commands that operate an org's workloads over the
- * typed client (`logs`, `events`, `exec`, `reboot`, `list`: cli/day2/). Each command's module is
+ * typed client (`logs`, `events`, `exec`, `reboot`, `list`: cli/day2/), or to `cws policy check`
+ * (provider/policy/command.ts), the guardrails over a plan. Each command's module is
  * loaded only when it runs. bin/cws runs
  * it from the npm package (cli/cws.ts); the release executable runs it under the name `cws`
  * (cli/executable.ts).
  */
 import type { Io } from "../provider/adopt/command.ts";
 import type { Command } from "./day2/command.ts";
-import { parseFlags } from "./flags.ts";
+import { parseArguments, parseFlags } from "./flags.ts";
 
 const STDIO: Io = {
   out: (t: string) => void process.stdout.write(t),
@@ -26,6 +27,16 @@ export async function adoptCommand(
 ): Promise<number> {
   const adopt = await import("../provider/adopt/command.ts");
   return adopt.adoptCommand(parseFlags(args, adopt.ADOPT_FLAGS), io, env);
+}
+
+/** `cws policy check PLAN.json --config FILE`: answers the exit status. */
+export async function policyCommand(
+  args: string[],
+  io: Io,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const policy = await import("../provider/policy/command.ts");
+  return policy.policyCommand(parseArguments(args, policy.POLICY_FLAGS), io, env);
 }
 
 /** `cws resources | reset | inventory | seed <args>` (`help`: the text usage errors end with). */
@@ -80,6 +91,10 @@ export async function cws(argv: string[]): Promise<void> {
   }
   if (command !== undefined && Object.hasOwn(DAY2, command)) {
     process.exitCode = await day2Command(command, rest, STDIO);
+    return;
+  }
+  if (command === "policy") {
+    process.exitCode = await policyCommand(rest, STDIO);
     return;
   }
   const server = await import("../server/cli.ts");

@@ -34,6 +34,12 @@ export const LAYERS: readonly {
   { name: "provider dynamic", folders: ["provider/dynamic.ts", "provider/dynamic"], peers: FRONT_ENDS },
   { name: "provider native", folders: ["provider/native"], peers: FRONT_ENDS },
   { name: "provider opentofu", folders: ["provider/opentofu"], peers: FRONT_ENDS },
+  // The guardrails: the rules over a neutral view, then their two front ends side by side (the
+  // CrossGuard pack and the reader of OpenTofu/Terraform plans), then `cws policy check`.
+  { name: "guardrail rules", folders: ["provider/policy"] },
+  { name: "guardrail pack", folders: ["provider/policy/pack.ts"], peers: "guardrail front ends" },
+  { name: "guardrail plan", folders: ["provider/policy/plan.ts"], peers: "guardrail front ends" },
+  { name: "guardrail command", folders: ["provider/policy/command.ts"] },
   // `cws adopt` writes what the Pulumi and OpenTofu front ends import: it reads both.
   { name: "provider adopt", folders: ["provider/adopt"] },
   { name: "server base", folders: ["server/common/util.ts"] },

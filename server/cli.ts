@@ -19,6 +19,7 @@ Commands:
   snapshot list         the snapshots a running server holds
   snapshot delete NAME  delete a snapshot
   adopt                 write what brings an org under Pulumi or OpenTofu (cws adopt --help)
+  policy check PLAN     check an OpenTofu/Terraform plan against the guardrails (cws policy --help)
 
 Commands on an org's workloads (CWS_BASE_URL, CWS_ORG, CWS_API_TOKEN; cws <command> --help):
   list [KIND]           what the org has, by kind, with the filters of each kind's list

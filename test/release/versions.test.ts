@@ -1,6 +1,6 @@
 /**
- * One version everywhere (docs/release-policy.md): the package, the schema, the plugin as the
- * engine meets it (GetPluginInfo, GetSchema), the changelog's newest release, the version the
+ * One version everywhere (docs/release-policy.md): the package, the schema, the guardrails pack,
+ * the plugin as the engine meets it (GetPluginInfo, GetSchema), the changelog's newest release, the version the
  * README tells a project to pin, and a recorded upgrade set of that version's state.
  */
 import * as grpc from "@grpc/grpc-js";
@@ -28,6 +28,20 @@ const call = <Res>(client: Client, method: string, req: unknown): Promise<Res> =
 describe(`version ${VERSION}`, () => {
   it("is the schema's", () => {
     expect((JSON.parse(read("schema.json")) as { version: string }).version).toBe(VERSION);
+  });
+
+  it("is the guardrails pack's, which depends on this very package and its @pulumi versions", () => {
+    const pkg = JSON.parse(read("package.json")) as { dependencies: Record<string, string> };
+    const pack = JSON.parse(read("policy-pack/package.json")) as {
+      version: string;
+      dependencies: Record<string, string>;
+    };
+    expect(pack.version).toBe(VERSION);
+    expect(pack.dependencies).toEqual({
+      "@pulumi/policy": pkg.dependencies["@pulumi/policy"],
+      "@pulumi/pulumi": pkg.dependencies["@pulumi/pulumi"],
+      "pulumi-cws": VERSION,
+    });
   });
 
   it("is what the plugin reports to the engine, and the version of the schema it serves", async () => {

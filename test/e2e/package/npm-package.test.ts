@@ -160,7 +160,7 @@ describe("the packed package, installed into an empty project", () => {
   });
 
   it("the tarball holds the compiled package and none of the checkout's development files", () => {
-    for (const f of files) expect(f).toMatch(/^(package\.json|README\.md|bin\/|dist\/|docs\/)/);
+    for (const f of files) expect(f).toMatch(/^(package\.json|README\.md|bin\/|dist\/|docs\/|policy-pack\/)/);
     expect(files.filter((f) => /\.ts$/.test(f) && !/\.d\.ts$/.test(f))).toEqual([]);
     expect(files).toEqual(
       expect.arrayContaining([
@@ -186,6 +186,13 @@ describe("the packed package, installed into an empty project", () => {
         "dist/dynamic/client/client.js",
         "dist/server/sandbox/runtime/agent.mts",
         "dist/server/dashboard/public/index.html",
+        "dist/provider/policy/pack.js",
+        "dist/provider/policy/command.js",
+        "policy-pack/PulumiPolicy.yaml",
+        "policy-pack/package.json",
+        "policy-pack/index.js",
+        "policy-pack/start.cjs",
+        "policy-pack/cws-policy-pack",
       ]),
     );
     // Installed as a copy of the tarball, not a link to this checkout.

@@ -2,10 +2,11 @@
  * The `cws` command from the release's `cws_<version>_linux_amd64.tar.gz`, with no Node.js of its
  * own: `cws serve` runs the reference server, whose sandboxes run their agent with the server's
  * own executable started as `node` (cli/executable.ts), `cws adopt` reads an org from it, and
- * the commands on an org's workloads (`cws list`, `cws exec`) run against it.
+ * the commands on an org's workloads (`cws list`, `cws exec`) run against it, and `cws policy check`
+ * judges a plan.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -83,4 +84,43 @@ describe("the cws command from the release", () => {
     expect(r.code, r.output).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveProperty("resources");
   });
+
+  it(
+    "policy check blocks a plan over the guardrails, with the YAML file read inside",
+    { timeout: 60_000 },
+    async () => {
+      const plan = join(root, "plan.json");
+      const change = (address: string) => ({
+        address,
+        mode: "managed",
+        type: "cws_workload",
+        change: {
+          actions: ["create"],
+          before: null,
+          after: { type: "RENTAL", resource_name: "gpu-rental-medium", project_id: "ml" },
+          after_unknown: {},
+        },
+      });
+      writeFileSync(
+        plan,
+        JSON.stringify({
+          format_version: "1.2",
+          resource_changes: ["a", "b", "c"].map((k) => change(`cws_workload.${k}`)),
+        }),
+      );
+      const guardrails = join(root, "guardrails.yaml");
+      writeFileSync(
+        guardrails,
+        "cws-resource-table:\n  enforcementLevel: mandatory\n  resources:\n    gpu-rental-medium: { usdPerHour: 1.6, gpus: 2 }\ncws-gpus-per-stack: { enforcementLevel: mandatory, max: 4 }\n",
+      );
+      const r = await runProcess(cws, ["policy", "check", plan, "--config", guardrails], {
+        env,
+        allowFailure: true,
+      });
+      expect(r.code, r.output).toBe(1);
+      expect(r.stderr).toContain(
+        "error: cws-gpus-per-stack (mandatory): stack default would hold 6 GPUs, over the 4 allowed: cws_workload.a (2), cws_workload.b (2), cws_workload.c (2)",
+      );
+    },
+  );
 });
