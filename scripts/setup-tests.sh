@@ -5,8 +5,8 @@
 #   for OpenTofu's and Terraform's pg backend in the team-state tests (test/helpers/team-backends.ts
 #   starts a throwaway server), and what npm run release uses (llvm-strip; qemu-user with the arm64
 #   C and C++ libraries runs the linux-arm64 executable once as a check), then its Node builds and
-#   rcodesign;
-#   OpenTofu 1.12.6 and 1.10.6 built from the Go module proxy (HashiCorp Terraform is built by
+#   rcodesign; Wine and mingw-w64 for the Windows check (test/e2e/windows/);
+#   OpenTofu 1.12.6 and 1.10.6 (and 1.12.6's Windows tofu.exe) built from the Go module proxy (HashiCorp Terraform is built by
 #   `npm test` itself: terraform:build), the Python, Go and Java SDKs and the project venv (.venv,
 #   with moto's S3 server for the team-state tests).
 set -euo pipefail
@@ -20,6 +20,9 @@ packages+=(python3-venv) # Python programs: the project's virtual environment (.
 packages+=(openjdk-17-jdk-headless maven) # Java programs: javac and Maven (scripts/toolchain/java.ts)
 packages+=(postgresql) # the pg state backend in test/e2e/teams (initdb and pg_ctl, psql)
 packages+=(llvm qemu-user libc6-arm64-cross libstdc++6-arm64-cross) # npm run release (scripts/release/)
+# The Windows check (test/e2e/windows/, docs/windows.md): Wine 8.0 runs the windows-amd64 executables,
+# mingw-w64 builds the test's stand-in bcryptprimitives.dll. About 2.2 GB and 2.5 minutes.
+packages+=(wine wine64 gcc-mingw-w64-x86-64)
 apt_install "${packages[@]}"
 
 # npm run release's own tools, cached in ~/.cache/pulumi-cws like the Pulumi CLI: every platform's
@@ -31,6 +34,8 @@ node_modules/.bin/node scripts/release/tools.ts
 # OpenTofu, for the OpenTofu/Terraform front end (terraform-provider-cws) and its tests: built from
 # the Go module proxy and cached by version beside the Pulumi CLI (scripts/toolchain/tofu.ts).
 npm run --silent tofu:build
+# The Windows check's tofu.exe: the same OpenTofu cross-compiled with GOOS=windows, cached beside it.
+node_modules/.bin/node scripts/toolchain/cli.ts tofu windows
 
 # Python, Go and YAML programs: the SDKs generated from schema.json (tools/gen-sdk, cached),
 # the project's Python virtual environment (.venv) and the Go programs' modules.

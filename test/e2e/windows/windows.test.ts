@@ -131,6 +131,12 @@ describe("the Windows executables under Wine", () => {
     });
     expect(regions.status).toBe(200);
     expect(await client.sshKeys.list()).toHaveProperty("items");
+    // The cws command as a client of the service, from Windows.
+    const adopt = start(exe.cws, ["adopt", "--format", "pulumi", "--url", baseUrl, "--org", "demo"], {
+      CWS_API_TOKEN: DEMO_TOKEN,
+    });
+    expect(await adopt.exited, adopt.stderr()).toBe(0);
+    expect(JSON.parse(adopt.stdout())).toHaveProperty("resources");
 
     const cache = join(wine.localAppData, "pulumi-cws");
     const builds = readdirSync(join(cache, "executable-files"));
@@ -207,14 +213,18 @@ describe("the Windows executables under Wine", () => {
   });
 
   it(
-    "tofu.exe installs the provider from the release's filesystem mirror; init, apply, a clean plan, destroy",
+    "tofu.exe installs the provider from the release's filesystem mirror; init, apply, a clean plan, destroy, of CRLF files",
     { timeout: 600_000 },
     async () => {
       const dir = join(root, "tofu");
       mkdirSync(dir);
+      // Written as a Windows editor and git's autocrlf leave them: CRLF line endings, the key's
+      // file included (read with file(), its line ending and all).
+      const crlf = (text: string) => text.replaceAll("\n", "\r\n");
+      writeFileSync(join(dir, "deploy.pub"), crlf(`${sshKey(42, "windows-tofu")}\n`));
       writeFileSync(
         join(dir, "main.tf"),
-        `terraform {
+        crlf(`terraform {
   required_providers {
     cws = {
       source  = "cws/cws"
@@ -231,13 +241,13 @@ data "cws_regions" "active" {
 
 resource "cws_ssh_key" "deploy" {
   name       = "windows-tofu"
-  public_key = "${sshKey(42, "windows-tofu")}"
+  public_key = file("deploy.pub")
 }
 
 output "regions" {
   value = length(data.cws_regions.active.regions)
 }
-`,
+`),
       );
       // A Windows path in the CLI configuration, with forward slashes as HCL strings take them.
       const mirror = windowsPath(join(release, "filesystem-mirror")).replaceAll("\\", "/");
