@@ -41,6 +41,7 @@ import {
 import { zipEntries } from "../../../scripts/release/reproducible.ts";
 import { zipName } from "../../../scripts/release/terraform-assets.ts";
 import { run } from "../../../scripts/run.ts";
+import { ensureWindowsPulumi } from "../../../scripts/toolchain/pulumi.ts";
 import { ensureWindowsTofu } from "../../../scripts/toolchain/tofu.ts";
 import { DEMO_TOKEN } from "../../helpers/http.ts";
 import { VERSION } from "../../helpers/release.ts";
@@ -72,7 +73,6 @@ describe("the Windows executables under Wine", () => {
   let root: string;
   let release: string;
   let wine: Wine;
-  let tofu: string;
   let exe: { cws: string; plugin: string; provider: string };
   let server: WineProcess | undefined;
   let baseUrl: string;
@@ -97,7 +97,6 @@ describe("the Windows executables under Wine", () => {
     root = mkdtempSync(join(tmpdir(), "cws-windows-"));
     mkdirSync(join(root, "output"));
     release = await cachedRelease([WINDOWS], log);
-    tofu = await ensureWindowsTofu(undefined, log);
     wine = await ensureWine(root, log);
     const bin = join(root, "bin");
     mkdirSync(bin);
@@ -114,7 +113,7 @@ describe("the Windows executables under Wine", () => {
     rmSync(join(wine.localAppData, "pulumi-cws"), { recursive: true, force: true });
     log(`ready in ${Math.round((Date.now() - t0) / 1000)} s`);
     await serve();
-  }, 3_600_000);
+  }, 1_800_000);
 
   afterAll(async () => {
     for (const p of started) p.kill("SIGKILL");
@@ -122,30 +121,31 @@ describe("the Windows executables under Wine", () => {
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  it("cws.exe serve answers /healthz and /v3, from its files and compile cache under %LOCALAPPDATA%", async () => {
-    const health = await fetch(baseUrl.replace(/\/v3$/, "/healthz"));
-    expect(health.status).toBe(200);
-    const client = new CwsClient({ baseUrl, org: "demo", token: DEMO_TOKEN });
-    const regions = await fetch(`${baseUrl}/orgs/demo/regions`, {
-      headers: { authorization: `Bearer ${DEMO_TOKEN}` },
-    });
-    expect(regions.status).toBe(200);
-    expect(await client.sshKeys.list()).toHaveProperty("items");
-    // The cws command as a client of the service, from Windows.
-    const adopt = start(exe.cws, ["adopt", "--format", "pulumi", "--url", baseUrl, "--org", "demo"], {
-      CWS_API_TOKEN: DEMO_TOKEN,
-    });
-    expect(await adopt.exited, adopt.stderr()).toBe(0);
-    expect(JSON.parse(adopt.stdout())).toHaveProperty("resources");
+  it(
+    "cws.exe serve answers /healthz and /v3, from its files and compile cache under %LOCALAPPDATA%",
+    { timeout: 180_000 },
+    async () => {
+      const health = await fetch(baseUrl.replace(/\/v3$/, "/healthz"));
+      expect(health.status).toBe(200);
+      const client = new CwsClient({ baseUrl, org: "demo", token: DEMO_TOKEN });
+      expect((await client.meta.regions()).length).toBeGreaterThan(0);
+      expect(await client.sshKeys.list()).toHaveProperty("items");
+      // The cws command as a client of the service, from Windows.
+      const adopt = start(exe.cws, ["adopt", "--format", "pulumi", "--url", baseUrl, "--org", "demo"], {
+        CWS_API_TOKEN: DEMO_TOKEN,
+      });
+      expect(await adopt.exited, adopt.stderr()).toBe(0);
+      expect(JSON.parse(adopt.stdout())).toHaveProperty("resources");
 
-    const cache = join(wine.localAppData, "pulumi-cws");
-    const builds = readdirSync(join(cache, "executable-files"));
-    expect(builds).toHaveLength(1);
-    expect(existsSync(join(cache, "executable-files", builds[0]!, ".complete"))).toBe(true);
-    expect(existsSync(join(cache, "executable-files", builds[0]!, "code", "cws.cjs"))).toBe(true);
-    // Node writes its compile cache once the code is loaded.
-    expect(readdirSync(join(cache, "compile-cache")).length).toBeGreaterThan(0);
-  });
+      const cache = join(wine.localAppData, "pulumi-cws");
+      const builds = readdirSync(join(cache, "executable-files"));
+      expect(builds).toHaveLength(1);
+      expect(existsSync(join(cache, "executable-files", builds[0]!, ".complete"))).toBe(true);
+      expect(existsSync(join(cache, "executable-files", builds[0]!, "code", "cws.cjs"))).toBe(true);
+      // Node writes its compile cache once the code is loaded.
+      expect(readdirSync(join(cache, "compile-cache")).length).toBeGreaterThan(0);
+    },
+  );
 
   it(
     "keeps its state in a Windows --data-dir across being killed, and says in one line that sandboxes need Linux",
@@ -177,7 +177,7 @@ describe("the Windows executables under Wine", () => {
     },
   );
 
-  it("terraform-provider-cws.exe prints go-plugin's handshake line", async () => {
+  it("terraform-provider-cws.exe prints go-plugin's handshake line", { timeout: 120_000 }, async () => {
     const p = start(exe.provider, [], {
       [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE,
       PLUGIN_PROTOCOL_VERSIONS: "6",
@@ -188,34 +188,40 @@ describe("the Windows executables under Wine", () => {
     p.kill("SIGKILL");
   });
 
-  it("pulumi-resource-cws.exe prints its port and answers GetPluginInfo and GetSchema", async () => {
-    const p = start(exe.plugin, []);
-    const port = (await p.waitFor(/^(\d+)\r?\n/m, START_MS))[1]!;
-    const client = new providerGrpc.ResourceProviderClient(
-      `127.0.0.1:${port}`,
-      grpc.credentials.createInsecure(),
-    );
-    try {
-      const info = await call<{ getVersion(): string }>(client, "getPluginInfo", new emptyPb.Empty());
-      expect(info.getVersion()).toBe(VERSION);
-      const schema = await call<{ getSchema(): string }>(
-        client,
-        "getSchema",
-        new providerPb.GetSchemaRequest(),
+  it(
+    "pulumi-resource-cws.exe prints its port and answers GetPluginInfo and GetSchema",
+    { timeout: 120_000 },
+    async () => {
+      const p = start(exe.plugin, []);
+      const port = (await p.waitFor(/^(\d+)\r?\n/m, START_MS))[1]!;
+      const client = new providerGrpc.ResourceProviderClient(
+        `127.0.0.1:${port}`,
+        grpc.credentials.createInsecure(),
       );
-      expect(JSON.parse(schema.getSchema())).toEqual(
-        JSON.parse(readFileSync(join(release, "schema.json"), "utf8")),
-      );
-    } finally {
-      client.close();
-      p.kill("SIGKILL");
-    }
-  });
+      try {
+        const info = await call<{ getVersion(): string }>(client, "getPluginInfo", new emptyPb.Empty());
+        expect(info.getVersion()).toBe(VERSION);
+        const schema = await call<{ getSchema(): string }>(
+          client,
+          "getSchema",
+          new providerPb.GetSchemaRequest(),
+        );
+        expect(JSON.parse(schema.getSchema())).toEqual(
+          JSON.parse(readFileSync(join(release, "schema.json"), "utf8")),
+        );
+      } finally {
+        client.close();
+        p.kill("SIGKILL");
+      }
+    },
+  );
 
   it(
     "tofu.exe installs the provider from the release's filesystem mirror; init, apply, a clean plan, destroy, of CRLF files",
-    { timeout: 600_000 },
+    { timeout: 3_600_000 },
     async () => {
+      // Cross-compiled from the Go module proxy when missing (scripts/setup-tests.sh builds it).
+      const tofu = await ensureWindowsTofu(undefined, log);
       const dir = join(root, "tofu");
       mkdirSync(dir);
       // Written as a Windows editor and git's autocrlf leave them: CRLF line endings, the key's
@@ -293,7 +299,63 @@ output "regions" {
     },
   );
 
-  it("cws.exe serve stops on Ctrl-C", async () => {
+  it(
+    "pulumi.exe installs the plugin from the release's archive; a YAML up, a preview with no changes, destroy",
+    { timeout: 3_600_000 },
+    async () => {
+      // The Windows Pulumi CLI and YAML host, cross-compiled once (scripts/toolchain/pulumi.ts).
+      const cli = join(await ensureWindowsPulumi(log), "bin", "pulumi.exe");
+      const dir = join(root, "yaml");
+      mkdirSync(join(dir, "home"), { recursive: true });
+      mkdirSync(join(dir, "backend"));
+      mkdirSync(join(dir, "project"));
+      writeFileSync(
+        join(dir, "project", "Pulumi.yaml"),
+        `name: windows-yaml
+runtime: yaml
+resources:
+  deploy:
+    type: cws:SshKey
+    properties:
+      name: windows-yaml
+      publicKey: ${sshKey(43, "windows-yaml")}
+outputs:
+  keyUid: \${deploy.uid}
+`,
+      );
+      const env = {
+        PULUMI_HOME: windowsPath(join(dir, "home")),
+        PULUMI_BACKEND_URL: `file://${windowsPath(join(dir, "backend")).replaceAll("\\", "/")}`,
+        PULUMI_CONFIG_PASSPHRASE: "windows-test",
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+        CWS_BASE_URL: baseUrl,
+        CWS_ORG: "demo",
+        CWS_API_TOKEN: DEMO_TOKEN,
+      };
+      const client = new CwsClient({ baseUrl, org: "demo", token: DEMO_TOKEN });
+      const names = async () => (await client.sshKeys.list()).items.map((k) => k.name);
+      const pulumi = async (...args: string[]) => {
+        const t = Date.now();
+        const p = start(cli, [...args, "--non-interactive"], env, join(dir, "project"));
+        const code = await p.exited;
+        log(`pulumi ${args[0]}: exit ${code} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+        const output = p.stdout() + p.stderr();
+        expect(code, output).toBe(0);
+        return output;
+      };
+      const archive = windowsPath(join(release, pulumiArchiveName(VERSION, WINDOWS)));
+      await pulumi("plugin", "install", "resource", "cws", VERSION, "--file", archive);
+      await pulumi("stack", "init", "dev");
+      expect(await pulumi("up", "--yes", "--skip-preview")).toMatch(/\+ 2 created/);
+      expect(await names()).toContain("windows-yaml");
+      await pulumi("preview", "--expect-no-changes");
+      await pulumi("destroy", "--yes", "--skip-preview");
+      expect(await names()).not.toContain("windows-yaml");
+    },
+  );
+
+  it("cws.exe serve stops on Ctrl-C", { timeout: 120_000 }, async () => {
     // Wine turns SIGINT into the console's Ctrl-C event, which Node reports as SIGINT.
     server!.kill("SIGINT");
     expect(await server!.exited).toBe(0);
