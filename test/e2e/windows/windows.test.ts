@@ -41,7 +41,6 @@ import {
 import { zipEntries } from "../../../scripts/release/reproducible.ts";
 import { zipName } from "../../../scripts/release/terraform-assets.ts";
 import { run } from "../../../scripts/run.ts";
-import { ensureWindowsPulumi } from "../../../scripts/toolchain/pulumi.ts";
 import { ensureWindowsTofu } from "../../../scripts/toolchain/tofu.ts";
 import { DEMO_TOKEN } from "../../helpers/http.ts";
 import { VERSION } from "../../helpers/release.ts";
@@ -296,62 +295,6 @@ output "regions" {
       expect(destroy.code, destroy.output).toBe(0);
       expect(destroy.output).toMatch(/Destroy complete! Resources: 1 destroyed/);
       expect(await names()).not.toContain("windows-tofu");
-    },
-  );
-
-  it(
-    "pulumi.exe installs the plugin from the release's archive; a YAML up, a preview with no changes, destroy",
-    { timeout: 3_600_000 },
-    async () => {
-      // The Windows Pulumi CLI and YAML host, cross-compiled once (scripts/toolchain/pulumi.ts).
-      const cli = join(await ensureWindowsPulumi(log), "bin", "pulumi.exe");
-      const dir = join(root, "yaml");
-      mkdirSync(join(dir, "home"), { recursive: true });
-      mkdirSync(join(dir, "backend"));
-      mkdirSync(join(dir, "project"));
-      writeFileSync(
-        join(dir, "project", "Pulumi.yaml"),
-        `name: windows-yaml
-runtime: yaml
-resources:
-  deploy:
-    type: cws:SshKey
-    properties:
-      name: windows-yaml
-      publicKey: ${sshKey(43, "windows-yaml")}
-outputs:
-  keyUid: \${deploy.uid}
-`,
-      );
-      const env = {
-        PULUMI_HOME: windowsPath(join(dir, "home")),
-        PULUMI_BACKEND_URL: `file://${windowsPath(join(dir, "backend")).replaceAll("\\", "/")}`,
-        PULUMI_CONFIG_PASSPHRASE: "windows-test",
-        PULUMI_SKIP_UPDATE_CHECK: "true",
-        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-        CWS_BASE_URL: baseUrl,
-        CWS_ORG: "demo",
-        CWS_API_TOKEN: DEMO_TOKEN,
-      };
-      const client = new CwsClient({ baseUrl, org: "demo", token: DEMO_TOKEN });
-      const names = async () => (await client.sshKeys.list()).items.map((k) => k.name);
-      const pulumi = async (...args: string[]) => {
-        const t = Date.now();
-        const p = start(cli, [...args, "--non-interactive"], env, join(dir, "project"));
-        const code = await p.exited;
-        log(`pulumi ${args[0]}: exit ${code} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-        const output = p.stdout() + p.stderr();
-        expect(code, output).toBe(0);
-        return output;
-      };
-      const archive = windowsPath(join(release, pulumiArchiveName(VERSION, WINDOWS)));
-      await pulumi("plugin", "install", "resource", "cws", VERSION, "--file", archive);
-      await pulumi("stack", "init", "dev");
-      expect(await pulumi("up", "--yes", "--skip-preview")).toMatch(/\+ 2 created/);
-      expect(await names()).toContain("windows-yaml");
-      await pulumi("preview", "--expect-no-changes");
-      await pulumi("destroy", "--yes", "--skip-preview");
-      expect(await names()).not.toContain("windows-yaml");
     },
   );
 
