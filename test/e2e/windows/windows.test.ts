@@ -11,7 +11,7 @@
  *   release's filesystem mirror and runs init, apply, a clean plan and destroy through it against
  *   `cws.exe serve`.
  * The release (scripts/release/cached.ts), tofu.exe and the prefix are cached in
- * ~/.cache/pulumi-cws: a warm run takes about a minute. `npm run test:windows` runs it.
+ * ~/.cache/pulumi-cws: a warm run takes about a minute (56 s). `npm run test:windows` runs it alone.
  */
 import * as grpc from "@grpc/grpc-js";
 import emptyPb from "google-protobuf/google/protobuf/empty_pb.js";
