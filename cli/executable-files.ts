@@ -9,16 +9,17 @@
  * the files.
  *
  * That folder is written once per release build, on its first start, into the user's cache
- * (`$XDG_CACHE_HOME/pulumi-cws/executable-files/<build>`, else `~/.cache/...`; the system's temporary folder
+ * (`$XDG_CACHE_HOME/pulumi-cws/executable-files/<build>`, else `~/.cache/...`; on Windows under
+ * `%LOCALAPPDATA%`: compile-cache.ts's userCacheDir; the system's temporary folder
  * when the cache cannot be written): into a temporary name, then renamed, so that processes
  * started at once (OpenTofu starts several) each see it whole or not at all. Later starts only
  * look for it. It holds the executable's own files only, keyed by their hash.
  */
 import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir, userInfo } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { writableDir } from "../provider/frontend/compile-cache.ts";
+import { userCacheDir, writableDir } from "../provider/frontend/compile-cache.ts";
 
 /** What the executable is (cli/executable.ts): either plugin, the Node of the sandbox agent, or `cws`. */
 export type Role = "pulumi-plugin" | "tofu-provider" | "node" | "cws";
@@ -57,11 +58,7 @@ let root: string | undefined;
  * other user can put code there for the executable to load.
  */
 function candidates(build: string): { dir: string; shared: boolean }[] {
-  const env = process.env;
-  const cache =
-    process.platform === "win32"
-      ? env.LOCALAPPDATA || join(homedir(), "AppData", "Local")
-      : env.XDG_CACHE_HOME || join(homedir(), ".cache");
+  const cache = userCacheDir();
   let user = "user";
   try {
     user = userInfo().username;

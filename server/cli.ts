@@ -118,7 +118,8 @@ export function usage(command: string | undefined): void {
 
 /**
  * `cws serve` with its flags as the command line parsed them (`error`: the parser's message of a
- * bad flag, which is a usage error): runs the server until SIGINT or SIGTERM.
+ * bad flag, which is a usage error): runs the server until SIGINT or SIGTERM (on Windows, where
+ * there is no SIGTERM: Ctrl-C, which Node reports as SIGINT, or Ctrl-Break, as SIGBREAK).
  */
 export async function serve(parsed: { values: ServeFlags } | { error: string }): Promise<void> {
   if ("error" in parsed) fail(parsed.error);
@@ -156,4 +157,5 @@ export async function serve(parsed: { values: ServeFlags } | { error: string }):
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGBREAK", () => stop("SIGBREAK"));
 }

@@ -2,8 +2,8 @@
  * Node's compile cache for the plugins' processes, which OpenTofu and the Pulumi engine start
  * afresh several times per command: the V8 code of the plugin's modules is kept on disk after
  * the first start, so later starts skip most of parsing and compiling. It lives in the user's
- * cache (`$XDG_CACHE_HOME/pulumi-cws/compile-cache`, else `~/.cache/pulumi-cws/compile-cache`;
- * `NODE_COMPILE_CACHE` names another folder) and holds compiled code only, never anything read
+ * cache (`$XDG_CACHE_HOME/pulumi-cws/compile-cache`, else `~/.cache/pulumi-cws/compile-cache`; on
+ * Windows `%LOCALAPPDATA%\pulumi-cws\compile-cache`; `NODE_COMPILE_CACHE` names another folder) and holds compiled code only, never anything read
  * from the service. A cache that cannot be made or written only costs the speed-up: nothing here
  * ever fails a start.
  */
@@ -17,10 +17,21 @@ const api = nodeModule as Partial<{
   flushCompileCache(): void;
 }>;
 
+/**
+ * The user's cache folder: `%LOCALAPPDATA%` on Windows (else `<home>\AppData\Local`), elsewhere
+ * `$XDG_CACHE_HOME`, else `~/.cache`. The compile cache and the release executable's files
+ * (cli/executable-files.ts) live in its `pulumi-cws` folder.
+ */
+export function userCacheDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
+  return platform === "win32"
+    ? env.LOCALAPPDATA || join(homedir(), "AppData", "Local")
+    : env.XDG_CACHE_HOME || join(homedir(), ".cache");
+}
+
 /** The folder of the cache: NODE_COMPILE_CACHE, else under the user's cache. */
-export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+export function compileCacheDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
   if (env.NODE_COMPILE_CACHE) return env.NODE_COMPILE_CACHE;
-  return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "pulumi-cws", "compile-cache");
+  return join(userCacheDir(env, platform), "pulumi-cws", "compile-cache");
 }
 
 /**

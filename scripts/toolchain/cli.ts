@@ -2,7 +2,9 @@
  * `node scripts/toolchain/cli.ts <tool> [step]`, what the npm scripts run:
  *
  *   pulumi:build      pulumi               the Pulumi CLI and YAML host (prints the CLI's path)
+ *                     pulumi windows       their Windows builds for the Windows check (prints the root)
  *   tofu:build        tofu                 the OpenTofu CLI (prints its path)
+ *                     tofu windows         the Windows tofu.exe of the Windows check (prints its path)
  *   terraform:build   terraform            the HashiCorp Terraform CLI (prints its path)
  *   sdk:gen           languages gen        sdk/python and sdk/go from schema.json
  *   languages:setup   languages all        gen, then python (.venv) and go (the Go programs' modules)
@@ -17,12 +19,16 @@ type Steps = Record<string, () => Promise<unknown>>;
 
 const TOOLS: Record<string, () => Promise<Steps>> = {
   async pulumi() {
-    const { ensurePulumi } = await import("./pulumi.ts");
-    return { all: async () => console.log(join(await ensurePulumi(), "bin", "pulumi")) };
+    const { ensurePulumi, ensureWindowsPulumi } = await import("./pulumi.ts");
+    return {
+      windows: async () => console.log(await ensureWindowsPulumi()),
+      all: async () => console.log(join(await ensurePulumi(), "bin", "pulumi")),
+    };
   },
   async tofu() {
-    const { OLDEST_TOFU_VERSION, ensureTofu } = await import("./tofu.ts");
+    const { OLDEST_TOFU_VERSION, ensureTofu, ensureWindowsTofu } = await import("./tofu.ts");
     return {
+      windows: async () => console.log(await ensureWindowsTofu()),
       all: async () => {
         console.log(await ensureTofu());
         // The release before write-only attributes, for the tests of what it gets.

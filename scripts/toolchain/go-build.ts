@@ -35,7 +35,10 @@ export function requiredVersion(moduleDir: string, modulePath: string): string {
   return m[1]!;
 }
 
-/** `go build` of `pkg` in the module `moduleDir` into `out`, counting compiled packages as progress. */
+/**
+ * `go build` of `pkg` in the module `moduleDir` into `out`, counting compiled packages as progress;
+ * for the operating system `goos` (Go's name, `windows`) when given, else this machine's.
+ */
 export async function goBuild(
   what: string,
   pkg: string,
@@ -43,6 +46,7 @@ export async function goBuild(
   ldflags: string,
   out: string,
   log: Log,
+  goos?: string,
 ): Promise<void> {
   const go = onPath("go");
   if (!go)
@@ -59,7 +63,12 @@ export async function goBuild(
   try {
     await run(go, ["build", "-v", "-tags", BUILD_TAGS, "-ldflags", ldflags, "-o", tmp, pkg], {
       cwd: moduleDir,
-      env: { ...process.env, CGO_ENABLED: GO_BUILD_ENV.CGO_ENABLED, GOFLAGS: "-mod=mod" },
+      env: {
+        ...process.env,
+        CGO_ENABLED: GO_BUILD_ENV.CGO_ENABLED,
+        GOFLAGS: "-mod=mod",
+        ...(goos ? { GOOS: goos } : {}),
+      },
       onStderrLine: (n) => {
         compiled = n;
         if (n % 250 === 0) log(`compiled ${n} packages (${seconds(started)})`);
@@ -90,6 +99,8 @@ export interface GoTool {
    * Otherwise a `<binary>.version` marker beside it says which release it is.
    */
   versionInPath?: boolean;
+  /** Go's name of the operating system to build for (`windows`); this machine's when left out. */
+  goos?: string;
 }
 
 /** `binary`, built from the tool's module when missing or of another release. */
@@ -102,10 +113,13 @@ export async function ensureCachedBuild(tool: GoTool, binary: string, log: Log):
     log(`using cached ${tool.what} v${tool.version} at ${binary}`);
     return binary;
   }
-  log(`building ${tool.what} v${tool.version} from the Go module proxy; the first build takes a few minutes`);
+  const target = tool.goos ? ` for ${tool.goos}` : "";
+  log(
+    `building ${tool.what} v${tool.version}${target} from the Go module proxy; the first build takes a few minutes`,
+  );
   const moduleDir = typeof tool.moduleDir === "string" ? tool.moduleDir : await tool.moduleDir();
-  const what = `${tool.what} v${tool.version}`;
-  await goBuild(what, tool.pkg, moduleDir, tool.ldflags ?? "-s -w", binary, log);
+  const what = `${tool.what} v${tool.version}${target}`;
+  await goBuild(what, tool.pkg, moduleDir, tool.ldflags ?? "-s -w", binary, log, tool.goos);
   if (marker) writeFileSync(marker, `${tool.version}\n`);
   return binary;
 }

@@ -56,8 +56,8 @@ function installLauncher(binDir: string): void {
   chmodSync(target, 0o755);
 }
 
-/** Builds the CLI from the Go module proxy into `<root>/bin`. */
-async function build(version: string, root: string, log: Log): Promise<void> {
+/** Builds the CLI from the Go module proxy into `<root>/bin` (for `goos`, Go's name, when given). */
+async function build(version: string, root: string, log: Log, goos?: string): Promise<void> {
   const pinned = requiredVersion(WRAPPER_DIR, PULUMI_PKG_MODULE);
   if (pinned !== version) {
     throw new Error(
@@ -69,12 +69,13 @@ async function build(version: string, root: string, log: Log): Promise<void> {
     `building the Pulumi CLI v${version} from the Go module proxy (${process.env.GOPROXY ?? "default proxy"}); the first build takes several minutes`,
   );
   await goBuild(
-    `pulumi v${version}`,
+    `pulumi v${version}${goos ? ` for ${goos}` : ""}`,
     CLI_PACKAGE,
     WRAPPER_DIR,
     `-s -w -X ${VERSION_VAR}=v${version}`,
-    join(root, "bin", "pulumi"),
+    join(root, "bin", goos === "windows" ? "pulumi.exe" : "pulumi"),
     log,
+    goos,
   );
 }
 
@@ -99,6 +100,29 @@ export async function ensureYamlHost(root: string, log: Log): Promise<string> {
     join(root, "bin", "pulumi-language-yaml"),
     log,
   );
+}
+
+/**
+ * The Windows (amd64) Pulumi CLI and YAML language host of the Windows check under Wine
+ * (test/e2e/windows/), cross-compiled once into `<cache>/pulumi-v<version>-windows-amd64/bin/`
+ * (`pulumi.exe`, `pulumi-language-yaml.exe`); returns that root.
+ */
+export async function ensureWindowsPulumi(log: Log = logTo("pulumi")): Promise<string> {
+  const version = pulumiVersion();
+  const root = `${pulumiRoot(version)}-windows-amd64`;
+  if (!existsSync(join(root, "bin", "pulumi.exe"))) await build(version, root, log, "windows");
+  await ensureCachedBuild(
+    {
+      what: "pulumi-language-yaml",
+      version: yamlHostVersion(),
+      pkg: YAML_PACKAGE,
+      moduleDir: YAML_WRAPPER_DIR,
+      goos: "windows",
+    },
+    join(root, "bin", "pulumi-language-yaml.exe"),
+    log,
+  );
+  return root;
 }
 
 /**

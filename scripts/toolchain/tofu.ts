@@ -10,7 +10,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runProcess } from "../run.ts";
-import { ensureCachedBuild, toolchainCache } from "./go-build.ts";
+import { ensureCachedBuild, toolchainCache, type GoTool } from "./go-build.ts";
 import { logTo, type Log } from "./log.ts";
 
 export const TOFU_VERSION = "1.12.6";
@@ -46,25 +46,43 @@ async function downloadModule(version: string): Promise<string> {
 }
 
 /**
+ * The Windows (amd64) tofu.exe of `version`, for the Windows check under Wine
+ * (test/e2e/windows/): `<cache>/tofu-v<version>-windows-amd64/bin/tofu.exe`.
+ */
+export function windowsTofuPath(version = TOFU_VERSION): string {
+  return join(toolchainCache(), `tofu-v${version}-windows-amd64`, "bin", "tofu.exe");
+}
+
+/** The cached Windows tofu.exe of `version` (GOOS=windows), cross-compiled first when missing. */
+export async function ensureWindowsTofu(version = TOFU_VERSION, log: Log = logTo("tofu")): Promise<string> {
+  return ensureCachedBuild(
+    { ...tofuTool(version), what: "OpenTofu", goos: "windows" },
+    windowsTofuPath(version),
+    log,
+  );
+}
+
+/** OpenTofu `version` as a build of the toolchain. */
+function tofuTool(version: string): GoTool {
+  return {
+    what: "OpenTofu",
+    version,
+    pkg: "./cmd/tofu",
+    moduleDir: () => downloadModule(version),
+    // dev=no: a release build (`tofu version` says v1.12.6, not v1.12.6-dev).
+    ldflags: "-s -w -X github.com/opentofu/opentofu/version.dev=no",
+    versionInPath: true,
+  };
+}
+
+/**
  * The cached tofu of `version`, built from the Go module proxy first when missing (a few minutes
  * on 2 cores).
  */
 export async function ensureTofu(version = TOFU_VERSION, log: Log = logTo("tofu")): Promise<string> {
   const chosen = process.env.CWS_TOFU;
   if (chosen && existsSync(chosen)) return chosen;
-  return ensureCachedBuild(
-    {
-      what: "OpenTofu",
-      version,
-      pkg: "./cmd/tofu",
-      moduleDir: () => downloadModule(version),
-      // dev=no: a release build (`tofu version` says v1.12.6, not v1.12.6-dev).
-      ldflags: "-s -w -X github.com/opentofu/opentofu/version.dev=no",
-      versionInPath: true,
-    },
-    tofuPath(version),
-    log,
-  );
+  return ensureCachedBuild(tofuTool(version), tofuPath(version), log);
 }
 
 /**

@@ -199,6 +199,12 @@ let cachedOk: string | undefined; // the bwrap path that passed the probe
  * a throw-away sandbox once; a success is remembered).
  */
 export function bubblewrapStatus(): { available: boolean; reason?: string } {
+  // Sandboxes are Linux namespaces: on Windows and macOS there is no bubblewrap to look for.
+  if (process.platform !== "linux")
+    return {
+      available: false,
+      reason: `sandboxes need Linux (bubblewrap); this server runs on ${process.platform}`,
+    };
   const bwrap = findBwrap();
   if (bwrap && bwrap === cachedOk) return { available: true };
   if (!bwrap) {
