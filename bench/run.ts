@@ -24,6 +24,7 @@ const BENCHES: [file: string, installed?: boolean][] = [
   ["tofu.ts", true],
   ["provider.ts"],
   ["adopt.ts"],
+  ["unreachable.ts"],
   ["scale.ts"],
 ];
 let failed = 0;

@@ -15,6 +15,9 @@ import { CwsConnectionError, type RequestInfo } from "./errors.ts";
 
 export const DEFAULT_UNREACHABLE_TIMEOUT_MS = 20_000;
 
+/** Less than this left of the window, no further attempt is made. */
+const MIN_LAST_STEP_MS = 100;
+
 /** Error codes of a connection that was never made: the request never reached the service. */
 const NOT_REACHED: Record<string, string> = {
   ECONNREFUSED: "connection refused",
@@ -85,6 +88,18 @@ export interface UnreachableRetry {
   leftMs: number;
 }
 
+/** A retry of an unreachable service: how it is said, and the sleep before it (never past the window). */
+export interface UnreachableStep {
+  retry: UnreachableRetry;
+  delayMs: number;
+}
+
+/** A retry of an unreachable service: how it is said, and the sleep before it (never past the window). */
+export interface UnreachableStep {
+  retry: UnreachableRetry;
+  delayMs: number;
+}
+
 /** The words of a status line while the client retries an unreachable service. */
 export function unreachableStatus(u: UnreachableRetry): string {
   return `cannot reach the service at ${u.endpoint} (${u.cause}); retrying for up to ${Math.max(1, Math.ceil(u.leftMs / 1000))} s more`;
@@ -113,22 +128,21 @@ export class Reachability {
 
   /**
    * For a failed attempt: undefined when it is not a failure to reach the service; else the error
-   * to fail with now (a TLS failure, or a window that ends before the next attempt `delayMs` from
-   * now), or the retry's status words.
+   * to fail with now (a TLS failure, or a window that has ended), or the next retry: its status
+   * words and its sleep, `delayMs` cut short so that the last attempt is made as the window ends.
    */
-  judge(
-    error: unknown,
-    delayMs: number,
-  ): { fail: CwsUnreachableError } | { retry: UnreachableRetry } | undefined {
+  judge(error: unknown, delayMs: number): { fail: CwsUnreachableError } | UnreachableStep | undefined {
     if (!(error instanceof CwsConnectionError) || error instanceof CwsUnreachableError) return undefined;
     const kind = reachFailure(error.code);
     if (!kind) return undefined;
     const now = Date.now();
     this.#downSince ??= now;
     const cause = reachCause(error.code, causeMessage(error));
-    const leftMs = this.#downSince + this.#windowMs - (now + delayMs);
-    if (kind === "tls" || leftMs <= 0) return { fail: this.#error(error, cause, kind === "tls" ? 0 : now) };
-    return { retry: { endpoint: this.#endpoint, cause, leftMs } };
+    const remaining = this.#downSince + this.#windowMs - now;
+    if (kind === "tls" || remaining < MIN_LAST_STEP_MS)
+      return { fail: this.#error(error, cause, kind === "tls" ? 0 : now) };
+    const delay = Math.min(delayMs, remaining);
+    return { retry: { endpoint: this.#endpoint, cause, leftMs: remaining - delay }, delayMs: delay };
   }
 
   /** The error that ends the retries of `error` for another reason (count, deadline), when it is a failure to reach. */

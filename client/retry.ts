@@ -37,7 +37,7 @@
  * the waiting at once. What is retryable does not change.
  *
  * A service that cannot be reached at all (connection refused, unknown host, connect timeout) is
- * retried only within the client's unreachable window (default 20 s), whatever the budget or count;
+ * retried for the client's unreachable window (default 20 s), whatever the count, within the budget;
  * a TLS failure is not retried. Both end in `CwsUnreachableError`, which names the endpoint, the
  * cause and the setting to check (reach.ts).
  *
@@ -201,10 +201,11 @@ export async function withRetries<T>(
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (!isRetryable(error, ctx.idempotent)) throw ctx.reach?.final(error) ?? error;
-      const delayMs = retryDelayMs(retry + 1, error, opts);
-      const reach = ctx.reach?.judge(error, delayMs);
+      const reach = ctx.reach?.judge(error, retryDelayMs(retry + 1, error, opts));
       if (reach && "fail" in reach) throw reach.fail;
-      if (budget ? Date.now() + delayMs >= budget.deadline : retry >= opts.maxRetries)
+      const delayMs = reach ? reach.delayMs : retryDelayMs(retry + 1, error, opts);
+      // A service that cannot be reached is retried for its window, whatever the count.
+      if (budget ? Date.now() + delayMs >= budget.deadline : !reach && retry >= opts.maxRetries)
         throw ctx.reach?.final(error) ?? error;
       const info: RetryInfo = {
         attempt: retry + 1,
