@@ -24,10 +24,10 @@
  *
  * The tofu is the project's (scripts/toolchain/tofu.ts): 1.12.6 when it is built, else the
  * version the toolchain pins (CWS_TOFU names another); the terraform is
- * scripts/toolchain/terraform.ts's, TERRAFORM_VERSION (1.16.3; built when missing; CWS_TERRAFORM
+ * scripts/toolchain/terraform.ts's, TERRAFORM_VERSION (1.16.4; built when missing; CWS_TERRAFORM
  * names another, --terraform another release the toolchain builds). The tables say which.
  *
- * Run: node bench/tofu.ts [--n 1,100,500] [--repeat 5] [--tools tofu,terraform] [--terraform 1.16.3]
+ * Run: node bench/tofu.ts [--n 1,100,500] [--repeat 5] [--tools tofu,terraform] [--terraform 1.16.4]
  * [--installed DIR] [--compare DIR] (--installed: a project where the package is installed already, without it this
  * checkout is packed and installed first; --compare: a project where another version of the
  * package is installed, measured in the same turns as another provider).

@@ -6,6 +6,7 @@
  *   tofu:build        tofu                 the OpenTofu CLI (prints its path)
  *                     tofu windows         the Windows tofu.exe of the Windows check (prints its path)
  *   terraform:build   terraform            the HashiCorp Terraform CLI (prints its path)
+ *   test:next         next                 the next OpenTofu and Terraform (prints their paths)
  *   sdk:gen           languages gen        sdk/python and sdk/go from schema.json
  *   languages:setup   languages all        gen, then python (.venv) and go (the Go programs' modules)
  *   java:setup        java all             host, sdk (generated, built, published), example
@@ -39,6 +40,16 @@ const TOOLS: Record<string, () => Promise<Steps>> = {
   async terraform() {
     const { ensureTerraform } = await import("./terraform.ts");
     return { all: async () => console.log(await ensureTerraform()) };
+  },
+  async next() {
+    const { NEXT_TOFU_VERSION, ensureTofu } = await import("./tofu.ts");
+    const { NEXT_TERRAFORM_VERSION, ensureTerraform } = await import("./terraform.ts");
+    return {
+      all: async () => {
+        console.log(await ensureTofu(NEXT_TOFU_VERSION));
+        console.log(await ensureTerraform(NEXT_TERRAFORM_VERSION));
+      },
+    };
   },
   async languages() {
     const { ensureGoModules, ensurePythonEnv, generateSdks } = await import("./languages.ts");

@@ -1,13 +1,15 @@
 /**
  * The steps every Go program of the toolchain shares (the Pulumi CLI, its YAML and Java language
  * hosts, gen-sdk, OpenTofu): the cache they are built into (outside the clone, so a later clone on
- * the same machine reuses them), the release a wrapper module of tools/ pins, and `go build` from
- * the Go module proxy with progress, into a temporary file renamed into place when it succeeds.
+ * the same machine reuses them), the release a wrapper module of tools/ pins, the Go release a
+ * module asks for when it is newer than the installed one, and `go build` from the Go module proxy
+ * with progress, into a temporary file renamed into place when it succeeds.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { onPath, run } from "../run.ts";
+import { onPath, run, runProcess } from "../run.ts";
 import { seconds, type Log } from "./log.ts";
 
 /** The build tags of every toolchain build: no cgo user lookup, no gRPC tracing. */
@@ -35,9 +37,51 @@ export function requiredVersion(moduleDir: string, modulePath: string): string {
   return m[1]!;
 }
 
+/** `[major, minor, patch]` of a Go version (`1.27`, `1.26.8`, `go1.26.8`); undefined when it is none. */
+function goVersionParts(text: string): [number, number, number] | undefined {
+  const m = /^(?:go)?(\d+)\.(\d+)(?:\.(\d+))?/.exec(text.trim());
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : undefined;
+}
+
 /**
- * `go build` of `pkg` in the module `moduleDir` into `out`, counting compiled packages as progress;
- * for the operating system `goos` (Go's name, `windows`) when given, else this machine's.
+ * The environment that lets the go command work with a module whose `go` line is `goLine`: none
+ * when the installed Go is that release or newer; otherwise `GOTOOLCHAIN` naming that release
+ * (`go1.27.0` for `go 1.27`), which the go command fetches once from the Go module proxy
+ * (`golang.org/toolchain`) into its module cache. OpenTofu 1.13 asks for Go 1.27.
+ */
+export function goToolchainEnv(goLine: string): Record<string, string> {
+  const wanted = goVersionParts(goLine);
+  const installed = goVersionParts(execFileSync("go", ["env", "GOVERSION"], { encoding: "utf8" }));
+  if (!wanted || !installed) return {};
+  const newer = wanted.findIndex((n, i) => n !== installed[i]);
+  if (newer === -1 || wanted[newer]! < installed[newer]!) return {};
+  return { GOTOOLCHAIN: `go${wanted.join(".")}` };
+}
+
+/** The `go` line of the go.mod in `moduleDir`. */
+function goLineOf(moduleDir: string): string {
+  return /^go (\S+)/m.exec(readFileSync(join(moduleDir, "go.mod"), "utf8"))?.[1] ?? "";
+}
+
+/** goToolchainEnv for `module@version`, asked of the Go module proxy before it is downloaded. */
+export async function moduleToolchainEnv(moduleAtVersion: string): Promise<Record<string, string>> {
+  const r = await runProcess("go", ["list", "-m", "-json", moduleAtVersion], {
+    cwd: tmpdir(),
+    env: { ...process.env, GOFLAGS: "-mod=mod" },
+    allowFailure: true,
+  });
+  try {
+    return goToolchainEnv((JSON.parse(r.stdout) as { GoVersion?: string }).GoVersion ?? "");
+  } catch {
+    // No answer: the download that follows says what went wrong.
+    return {};
+  }
+}
+
+/**
+ * `go build` of `pkg` in the module `moduleDir` into `out`, counting compiled packages as progress,
+ * with the Go release the module asks for (goToolchainEnv); for the operating system `goos` (Go's
+ * name, `windows`) when given, else this machine's.
  */
 export async function goBuild(
   what: string,
@@ -54,7 +98,9 @@ export async function goBuild(
       `Go is not installed (no \`go\` on PATH): it is needed once to build ${what} from the Go module proxy`,
     );
   mkdirSync(dirname(out), { recursive: true });
-  log(`downloading modules and compiling ${what} (CGO_ENABLED=0, tags ${BUILD_TAGS})...`);
+  const toolchain = goToolchainEnv(goLineOf(moduleDir));
+  const withGo = toolchain.GOTOOLCHAIN ? `, ${toolchain.GOTOOLCHAIN} from the Go module proxy` : "";
+  log(`downloading modules and compiling ${what} (CGO_ENABLED=0, tags ${BUILD_TAGS}${withGo})...`);
   const tmp = `${out}.tmp-${process.pid}`;
   const started = Date.now();
   let compiled = 0;
@@ -67,6 +113,7 @@ export async function goBuild(
         ...process.env,
         CGO_ENABLED: GO_BUILD_ENV.CGO_ENABLED,
         GOFLAGS: "-mod=mod",
+        ...toolchain,
         ...(goos ? { GOOS: goos } : {}),
       },
       onStderrLine: (n) => {

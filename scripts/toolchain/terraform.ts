@@ -41,7 +41,12 @@ import { ensureCachedBuild, toolchainCache } from "./go-build.ts";
 import { logTo, type Log } from "./log.ts";
 
 /** The Terraform the suites run (exact version: the proxy's list stops at 1.13.3). */
-export const TERRAFORM_VERSION = "1.16.3";
+export const TERRAFORM_VERSION = "1.16.4";
+/**
+ * The next Terraform, run by `npm run test:next` only (built there, never by setup or `npm test`):
+ * what changes for users before they meet it.
+ */
+export const NEXT_TERRAFORM_VERSION = "1.17.0-beta1";
 const TERRAFORM_MODULE = "github.com/hashicorp/terraform";
 
 /**
@@ -64,10 +69,14 @@ const NESTED_BACKENDS = {
 } as const;
 export type NestedBackend = keyof typeof NESTED_BACKENDS;
 
-/** A replacement in a file of the source (relative to the module): `from` must be there. */
+/**
+ * A replacement in a file of the source (relative to the module): `from` must be there. With
+ * `until`, the text from `from` through the first `until` after it is what is replaced.
+ */
 interface SourceEdit {
   file: string;
   from: string;
+  until?: string;
   to: string;
 }
 
@@ -166,7 +175,7 @@ func (c *RemoteClient) Delete() tfdiags.Diagnostics {
  * again untainted with no status at all (`ObjectStatus(0)`), and the next state snapshot panics
  * ("Instance ... has status ObjectStatus(0), which cannot be saved in state"). 1.13 kept the
  * tainted object (`maybeTainted`); the edit does the same, so the object stays in state tainted.
- * Stock 1.16.3 and 1.16.4 have the bug: docs/opentofu.md says what their users meet.
+ * Stock 1.16.3, 1.16.4 and 1.17.0-beta1 have the bug: docs/opentofu.md says what their users meet.
  */
 const TAINT_EDITS: SourceEdit[] = [
   {
@@ -176,10 +185,53 @@ const TAINT_EDITS: SourceEdit[] = [
   },
 ];
 
+const CLOUD = "internal/cloud";
+
+/**
+ * Terraform 1.17's `cloud` backend (HCP Terraform) also makes a client of go-tfe v2, which the Go
+ * module proxy does not serve (403, "not available"), for one call: a `terraform query` run with
+ * `-policies` in HCP Terraform. The edit leaves that client out; such a run then fails with the
+ * backend's own error for a client that could not be made. Everything else of the backend stays.
+ */
+const NO_GO_TFE_V2_EDITS: SourceEdit[] = [
+  { file: "go.mod", from: "\tgithub.com/hashicorp/go-tfe/v2 ", until: "\n", to: "" },
+  { file: `${CLOUD}/backend.go`, from: '\ttfev2 "github.com/hashicorp/go-tfe/v2"\n', to: "" },
+  { file: `${CLOUD}/backend.go`, from: "clientV2 *tfev2.Client", to: "clientV2 *struct{}" },
+  {
+    file: `${CLOUD}/backend.go`,
+    from: "\t\tv2Headers := cfg.Headers.Clone()",
+    until: 'log.Printf("[WARN] cloud: failed to create go-tfe v2 client: %s", v2err)\n\t\t}\n',
+    to: "",
+  },
+  {
+    file: `${CLOUD}/backend_query.go`,
+    from: '\ttfev2models "github.com/hashicorp/go-tfe/v2/api/models"\n',
+    to: "",
+  },
+  {
+    file: `${CLOUD}/backend_query.go`,
+    from: "func (b *Cloud) createQueryRunV2(",
+    until: "\n}\n",
+    to: 'func (b *Cloud) createQueryRunV2(context.Context, tfe.QueryRunCreateOptions, []string) (*tfe.QueryRun, error) {\n\treturn nil, fmt.Errorf("this build of Terraform has no go-tfe v2 client")\n}\n',
+  },
+];
+
 /** A short digest of a release's recipe (its backends, edits and added files). */
 function recipeDigest(release: TerraformRelease): string {
   return createHash("sha256").update(JSON.stringify(release)).digest("hex").slice(0, 12);
 }
+
+/**
+ * 1.16 changed the backend and state client interfaces: the nested backends no longer build.
+ * `pg` is patched (PG_DIAGNOSTICS_EDITS); the other eight are left out. A failed create's object
+ * stays tainted (TAINT_EDITS). 1.16.4 differs from 1.16.3 in four files, none of them touched
+ * here; 1.17.0-beta1 has 1.16's backend and state client interfaces and the same apply code.
+ */
+const SINCE_1_16: TerraformRelease = {
+  backends: ["pg"],
+  edits: [...PG_DIAGNOSTICS_EDITS, ...TAINT_EDITS],
+  files: { [`${PG}/diagnostics.go`]: PG_DIAGNOSTICS_FILE },
+};
 
 /** The releases this script builds. */
 export const RELEASES: Readonly<Record<string, TerraformRelease>> = {
@@ -189,14 +241,10 @@ export const RELEASES: Readonly<Record<string, TerraformRelease>> = {
     edits: [],
     files: {},
   },
-  // 1.16 changed the backend and state client interfaces: the nested backends no longer build.
-  // `pg` is patched (PG_DIAGNOSTICS_EDITS); the other eight are left out. A failed create's
-  // object stays tainted (TAINT_EDITS).
-  "1.16.3": {
-    backends: ["pg"],
-    edits: [...PG_DIAGNOSTICS_EDITS, ...TAINT_EDITS],
-    files: { [`${PG}/diagnostics.go`]: PG_DIAGNOSTICS_FILE },
-  },
+  "1.16.3": SINCE_1_16,
+  "1.16.4": SINCE_1_16,
+  // 1.16's recipe, and its `cloud` backend without the go-tfe v2 client (NO_GO_TFE_V2_EDITS).
+  [NEXT_TERRAFORM_VERSION]: { ...SINCE_1_16, edits: [...SINCE_1_16.edits, ...NO_GO_TFE_V2_EDITS] },
 };
 
 /** The build recipe of `version`; fails for a release nobody has checked. */
@@ -256,13 +304,20 @@ function dropLines(file: string, needle: string): void {
   writeFileSync(file, kept.join("\n"));
 }
 
-/** `edit` applied in `dir` (every occurrence); fails when `from` is not there (the source moved on). */
+/**
+ * `edit` applied in `dir` (every occurrence; with `until`, the first); fails when `from` or `until`
+ * is not there (the source moved on).
+ */
 function applyEdit(dir: string, edit: SourceEdit): void {
   const file = join(dir, edit.file);
   const text = readFileSync(file, "utf8");
-  if (!text.includes(edit.from))
-    throw new Error(`${edit.file} no longer has \`${edit.from}\`: review the source edit`);
-  writeFileSync(file, text.replaceAll(edit.from, edit.to));
+  const start = text.indexOf(edit.from);
+  if (start === -1) throw new Error(`${edit.file} no longer has \`${edit.from}\`: review the source edit`);
+  if (edit.until === undefined) return writeFileSync(file, text.replaceAll(edit.from, edit.to));
+  const end = text.indexOf(edit.until, start + edit.from.length);
+  if (end === -1)
+    throw new Error(`${edit.file} has no \`${edit.until}\` after \`${edit.from}\`: review the source edit`);
+  writeFileSync(file, text.slice(0, start) + edit.to + text.slice(end + edit.until.length));
 }
 
 /**
@@ -320,7 +375,7 @@ export async function ensureTerraform(
       version: `${version}+${recipeDigest(terraformRelease(version))}`,
       pkg: ".",
       moduleDir: () => prepareTerraformSource(source, log, version),
-      // dev=no: a release build (`terraform version` says v1.16.3, not v1.16.3-dev).
+      // dev=no: a release build (`terraform version` says v1.16.4, not v1.16.4-dev).
       ldflags: `-s -w -X ${TERRAFORM_MODULE}/version.dev=no`,
     },
     binary,

@@ -10,7 +10,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runProcess } from "../run.ts";
-import { ensureCachedBuild, toolchainCache, type GoTool } from "./go-build.ts";
+import { ensureCachedBuild, moduleToolchainEnv, toolchainCache, type GoTool } from "./go-build.ts";
 import { logTo, type Log } from "./log.ts";
 
 export const TOFU_VERSION = "1.12.6";
@@ -19,6 +19,11 @@ export const TOFU_VERSION = "1.12.6";
  * identity, to show what users of such a release get (a clear error, not a crash).
  */
 export const OLDEST_TOFU_VERSION = "1.10.6";
+/**
+ * The next OpenTofu, run by `npm run test:next` only (built there, never by setup or `npm test`):
+ * what changes for users before they meet it. It asks for Go 1.27 (fetched from the proxy).
+ */
+export const NEXT_TOFU_VERSION = "1.13.0-beta1";
 const TOFU_MODULE = "github.com/opentofu/opentofu";
 
 /** `<cache>/tofu-v<version>/bin/tofu`, in the same cache as the Pulumi CLI. */
@@ -32,7 +37,7 @@ async function downloadModule(version: string): Promise<string> {
   const module = `${TOFU_MODULE}@v${version}`;
   const r = await runProcess("go", ["mod", "download", "-json", module], {
     cwd: tmpdir(),
-    env: { ...process.env, GOFLAGS: "-mod=mod" },
+    env: { ...process.env, GOFLAGS: "-mod=mod", ...(await moduleToolchainEnv(module)) },
     allowFailure: true,
   });
   let info: { Dir?: string; Error?: string } = {};

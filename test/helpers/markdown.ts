@@ -1,6 +1,6 @@
 /**
  * What the docs tests read from Markdown: the pages (README.md and docs/), their links, the
- * anchors their headings make, and the code blocks marked `<!-- runnable: LANG -->`.
+ * anchors their headings make, the code blocks marked `<!-- runnable: LANG -->`, and tables.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -123,3 +123,22 @@ export const outputLinePattern = (line: string): RegExp =>
       .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
       .join(".+?"),
   );
+
+/** The rows of the Markdown table whose header starts with `| first |`, as cells by header. */
+export function markdownTable(text: string, first: string): Record<string, string>[] {
+  const lines = text.split("\n");
+  const at = lines.findIndex((l) => new RegExp(`^\\| ${first} +\\|`).test(l));
+  if (at < 0) throw new Error(`no table headed "${first}"`);
+  const cells = (l: string) =>
+    l
+      .slice(1, -1)
+      .split("|")
+      .map((c) => c.trim());
+  const header = cells(lines[at]!);
+  const rows: Record<string, string>[] = [];
+  for (const l of lines.slice(at + 2)) {
+    if (!l.startsWith("|")) break;
+    rows.push(Object.fromEntries(cells(l).map((c, i) => [header[i]!, c])));
+  }
+  return rows;
+}

@@ -3,9 +3,9 @@
  * `terraform` (scripts/toolchain/terraform.ts) as a user runs them: the provider installed offline
  * from a local filesystem mirror that holds this checkout's `terraform-provider-cws`, `init`
  * resolving it from there. HCL_TOOLS is the list the end-to-end suites run each scenario under
- * (OpenTofu 1.12.6 and Terraform 1.16.3, whose build keeps the `pg` state backend the team tests
+ * (OpenTofu 1.12.6 and Terraform 1.16.4, whose build keeps the `pg` state backend the team tests
  * share); a project may also run another release (an older OpenTofu, to see what its users get)
- * where its behaviour differs.
+ * where its behaviour differs. NEXT_HCL_TOOLS are the betas `npm run test:next` runs.
  */
 import {
   chmodSync,
@@ -22,8 +22,18 @@ import { basename, join } from "node:path";
 import { zipEntries } from "../../scripts/release/reproducible.ts";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
 import { runProcess } from "../../scripts/run.ts";
-import { TERRAFORM_VERSION, terraformPath } from "../../scripts/toolchain/terraform.ts";
-import { REGISTRY_HOSTS, TOFU_VERSION, mirrorEnv, tofuPath } from "../../scripts/toolchain/tofu.ts";
+import {
+  NEXT_TERRAFORM_VERSION,
+  TERRAFORM_VERSION,
+  terraformPath,
+} from "../../scripts/toolchain/terraform.ts";
+import {
+  NEXT_TOFU_VERSION,
+  REGISTRY_HOSTS,
+  TOFU_VERSION,
+  mirrorEnv,
+  tofuPath,
+} from "../../scripts/toolchain/tofu.ts";
 import { DEMO_TOKEN, type ApiServer } from "./http.ts";
 
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
@@ -44,26 +54,31 @@ export interface HclTool {
   build: string;
 }
 
-export const OPENTOFU: HclTool = {
-  name: "opentofu",
-  product: "OpenTofu",
-  command: "tofu",
-  version: TOFU_VERSION,
-  path: tofuPath(),
-  build: "tofu:build",
-};
+/** OpenTofu at `version` (the cached build of scripts/toolchain/tofu.ts). */
+function openTofu(version: string, build: string): HclTool {
+  return { name: "opentofu", product: "OpenTofu", command: "tofu", version, path: tofuPath(version), build };
+}
 
-export const TERRAFORM: HclTool = {
-  name: "terraform",
-  product: "Terraform",
-  command: "terraform",
-  version: TERRAFORM_VERSION,
-  path: terraformPath(),
-  build: "terraform:build",
-};
+/** HashiCorp Terraform at `version` (the cached build of scripts/toolchain/terraform.ts). */
+function terraform(version: string, build: string): HclTool {
+  const path = terraformPath(version);
+  return { name: "terraform", product: "Terraform", command: "terraform", version, path, build };
+}
+
+export const OPENTOFU = openTofu(TOFU_VERSION, "tofu:build");
+export const TERRAFORM = terraform(TERRAFORM_VERSION, "terraform:build");
 
 /** Every HCL scenario runs under each of these (older releases only where behaviour differs). */
 export const HCL_TOOLS: readonly HclTool[] = [OPENTOFU, TERRAFORM];
+
+/**
+ * The next releases (betas), which `npm run test:next` builds and runs the shared scenario list
+ * under; never part of `npm test`, so that a beta cannot break it.
+ */
+export const NEXT_HCL_TOOLS: readonly HclTool[] = [
+  openTofu(NEXT_TOFU_VERSION, "test:next"),
+  terraform(NEXT_TERRAFORM_VERSION, "test:next"),
+];
 
 /** `OpenTofu 1.12.6`: the tool and release, as a test title says it. */
 export const toolTitle = (tool: HclTool) => `${tool.product} ${tool.version}`;

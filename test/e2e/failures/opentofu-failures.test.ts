@@ -1,6 +1,6 @@
 /**
  * When an apply fails, the diagnostic says why, under each HCL tool (OpenTofu 1.12.6, Terraform
- * 1.16.3): one apply of five workloads, each failing its own staged way (staged.ts); the apply's
+ * 1.16.4): one apply of five workloads, each failing its own staged way (staged.ts); the apply's
  * output names each failing event and its last log line and holds no planted secret; the state
  * keeps every workload (tainted, as before) and no password, token or echoed secret. Then the data
  * sources read what happened to those failed workloads: their events and log lines, secrets redacted.
@@ -176,7 +176,7 @@ describe.each(HCL_TOOLS)("a failed apply under $product", (tool) => {
           "-var",
           `vm_password=${VM_PASSWORD}`,
         ];
-        // Five creates failing at once: stock Terraform 1.16.3 panics on such an apply now and
+        // Five creates failing at once: stock Terraform 1.16.4 panics on such an apply now and
         // then ("has status ObjectStatus(0)"); the build the tests run keeps the tainted objects
         // (docs/opentofu.md, Versions).
         const apply = expectExit(await p.run("apply", "-auto-approve", ...vars), 1);

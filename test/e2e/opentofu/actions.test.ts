@@ -1,5 +1,5 @@
 /**
- * Actions through terraform-provider-cws under Terraform 1.16.3, against the reference server:
+ * Actions through terraform-provider-cws under Terraform 1.16.4, against the reference server:
  *
  * - docs/actions.md run as written, every block in order in one project (HCL blocks are its
  *   configuration so far, shell blocks its commands, output blocks checked against what the

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runProcess } from "../../../scripts/run.ts";
 import { OLDEST_TOFU_VERSION } from "../../../scripts/toolchain/tofu.ts";
 import { api } from "../../helpers/http.ts";
+import { markdownTable } from "../../helpers/markdown.ts";
 import { useTestServer } from "../../helpers/server.ts";
 import { EMPTY_ORG, liveResources } from "../../helpers/stacks.ts";
 import {
@@ -28,25 +29,6 @@ import {
 
 const EXAMPLE = fileURLToPath(new URL("../../../examples/opentofu-basic", import.meta.url));
 const DOC = fileURLToPath(new URL("../../../docs/opentofu.md", import.meta.url));
-
-/** The rows of the Markdown table whose header starts with `| first |`, as cells by header. */
-function table(text: string, first: string): Record<string, string>[] {
-  const lines = text.split("\n");
-  const at = lines.findIndex((l) => new RegExp(`^\\| ${first} +\\|`).test(l));
-  if (at < 0) throw new Error(`no table headed "${first}"`);
-  const cells = (l: string) =>
-    l
-      .slice(1, -1)
-      .split("|")
-      .map((c) => c.trim());
-  const header = cells(lines[at]!);
-  const rows: Record<string, string>[] = [];
-  for (const l of lines.slice(at + 2)) {
-    if (!l.startsWith("|")) break;
-    rows.push(Object.fromEntries(cells(l).map((c, i) => [header[i]!, c])));
-  }
-  return rows;
-}
 
 /** -1, 0 or 1 as release `a` is before, the same as or after `b` (`1.12.6`, `1.11`). */
 function compareReleases(a: string, b: string): number {
@@ -291,7 +273,7 @@ describe.each(HCL_TOOLS.map((tool) => ({ tool, title: toolTitle(tool) })))("$tit
       "names the release the tests run in its version table, and each feature as there in that release",
       async () => {
         const doc = readFileSync(DOC, "utf8");
-        const tested = table(doc, "Tool").find((r) => r.Tool === tool.product);
+        const tested = markdownTable(doc, "Tool").find((r) => r.Tool === tool.product);
         expect(tested?.["Release tested"]).toBe(tool.version);
         // The binary is that release (unless CWS_TOFU or CWS_TERRAFORM names one of the user's).
         if (!process.env.CWS_TOFU && !process.env.CWS_TERRAFORM)
@@ -300,7 +282,7 @@ describe.each(HCL_TOOLS.map((tool) => ({ tool, title: toolTitle(tool) })))("$tit
               .stdout,
           ).toMatch(new RegExp(`^${tool.product} v${tool.version.replace(/\./g, "\\.")}$`, "m"));
         // Every feature the table lists is run by these tests: each needs at most this release.
-        const features = table(doc, "Feature");
+        const features = markdownTable(doc, "Feature");
         expect(features.length).toBeGreaterThanOrEqual(3);
         for (const f of features) {
           // `no`: the tool lacks it and ignores it (actions under OpenTofu: e2e/opentofu/actions.test.ts).

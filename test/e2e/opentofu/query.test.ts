@@ -1,5 +1,5 @@
 /**
- * `terraform query` through terraform-provider-cws under Terraform 1.16.3, against an org of
+ * `terraform query` through terraform-provider-cws under Terraform 1.16.4, against an org of
  * every kind made by hand through the API (outside Terraform): docs/query.md run as written,
  * every block in order in one project (HCL blocks are the files their first line names, or, for
  * generated.tf, lines the generated file must hold; shell blocks its commands; output blocks

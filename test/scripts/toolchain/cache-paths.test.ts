@@ -2,10 +2,11 @@
  * Where the toolchain finds its builds: `~/.cache/pulumi-cws` (or what the environment names
  * instead), one folder per tool and release, so every clone on a machine shares them.
  */
+import { execFileSync } from "node:child_process";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { requiredVersion, toolchainCache } from "../../../scripts/toolchain/go-build.ts";
+import { goToolchainEnv, requiredVersion, toolchainCache } from "../../../scripts/toolchain/go-build.ts";
 import { pulumiRoot } from "../../../scripts/toolchain/pulumi.ts";
 import { TERRAFORM_VERSION, terraformPath } from "../../../scripts/toolchain/terraform.ts";
 import { tofuPath } from "../../../scripts/toolchain/tofu.ts";
@@ -52,5 +53,19 @@ describe("the toolchain cache", () => {
     expect(() => requiredVersion(join(REPO_ROOT, "tools", "pulumi-yaml"), "example.com/none")).toThrow(
       /does not require example\.com\/none/,
     );
+  });
+
+  it("fetches the Go a module asks for only when the installed Go is older", () => {
+    const [major, minor, patch] = execFileSync("go", ["env", "GOVERSION"], { encoding: "utf8" })
+      .replace(/^go/, "")
+      .split(/[.\s]/)
+      .map(Number);
+    expect(goToolchainEnv(`${major}.${minor}.${patch}`)).toEqual({});
+    expect(goToolchainEnv(`${major}.${minor! - 1}`)).toEqual({});
+    expect(goToolchainEnv(`${major}.${minor}.${patch! + 1}`)).toEqual({
+      GOTOOLCHAIN: `go${major}.${minor}.${patch! + 1}`,
+    });
+    // A `go` line without a patch release (`go 1.27`) asks for its first (go1.27.0).
+    expect(goToolchainEnv(`${major}.${minor! + 1}`)).toEqual({ GOTOOLCHAIN: `go${major}.${minor! + 1}.0` });
   });
 });
