@@ -21,8 +21,9 @@ async function intFields<K extends string>(
   reason: Reason,
 ): Promise<Partial<Record<K, number>>> {
   const raw = await rc.json();
-  if (raw === undefined || raw === null) return {};
-  if (typeof raw !== "object" || Array.isArray(raw))
+  if (raw === undefined) return {};
+  // A JSON `null` is a body, and not the object the document states (no body is `{}`).
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
     throw new ApiError("INVALID_BODY", "request body must be a JSON object");
   const body = raw as Record<string, unknown>;
   const unknown = Object.keys(body).filter((k) => !(fields as readonly string[]).includes(k));

@@ -49,6 +49,12 @@ describe("access tickets", () => {
           "WORKLOAD_ACCESS_TICKET_TTL_INVALID",
         ),
       ).toMatch(/ttl_sec must be an integer between 1 and 300/);
+    // The body is an object or none: a JSON null is refused, as the document says (Schemathesis
+    // found it accepted with 201).
+    expect(expectError(await call(s, "POST", sb(uid, "access-tickets"), null), 400, "INVALID_BODY")).toMatch(
+      /must be a JSON object/,
+    );
+    expect((await call(s, "POST", sb(uid, "access-tickets"))).status).toBe(201);
   });
 
   it("are single-use, scoped to one org and workload, and expire", async () => {
