@@ -70,7 +70,7 @@ export class TofuProvider {
   /** The HTTP client is loaded by the first call that needs the service (frontend/session.ts). */
   readonly #session = new Session(
     async () => (await cachedImport(import("../../client/index.ts"))).CwsClient,
-    "the endpoint of the provider \"cws\" block (or CWS_BASE_URL)",
+    'the endpoint of the provider "cws" block (or CWS_BASE_URL)',
   );
   /** Progress lines; OpenTofu keeps a plugin's stderr in its log (TF_LOG). */
   readonly #log: (line: string) => void;
