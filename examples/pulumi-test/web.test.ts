@@ -39,7 +39,8 @@ const admin = <T>(method: string, path: string, body?: unknown) =>
 /** What the org holds, as the admin API lists it: names by kind. */
 async function orgHolds() {
   const r = await admin<Record<string, { name: string }[]>>("GET", "/orgs/demo/resources");
-  return { workloads: r.workloads!.map((w) => w.name), volumes: r.volumes!.map((v) => v.name) };
+  const names = (xs: { name: string }[]) => xs.map((x) => x.name).sort();
+  return { workloads: names(r.workloads!), volumes: names(r.volumes!) };
 }
 
 /** A new stack of the program in a directory of its own, configured for the server. */
