@@ -58,10 +58,13 @@ export function goToolchainEnv(goLine: string): Record<string, string> {
   return { GOTOOLCHAIN: `go${wanted.join(".")}` };
 }
 
-/** The `go` line of the go.mod in `moduleDir`. */
-function goLineOf(moduleDir: string): string {
-  return /^go (\S+)/m.exec(readFileSync(join(moduleDir, "go.mod"), "utf8"))?.[1] ?? "";
+/** The `go` line of the go.mod file `path`. */
+function goLineOfFile(path: string): string {
+  return /^go (\S+)/m.exec(readFileSync(path, "utf8"))?.[1] ?? "";
 }
+
+/** The `go` line of the go.mod in `moduleDir`. */
+const goLineOf = (moduleDir: string) => goLineOfFile(join(moduleDir, "go.mod"));
 
 /** goToolchainEnv for `module@version`, asked of the Go module proxy before it is downloaded. */
 export async function moduleToolchainEnv(moduleAtVersion: string): Promise<Record<string, string>> {
@@ -71,7 +74,9 @@ export async function moduleToolchainEnv(moduleAtVersion: string): Promise<Recor
     allowFailure: true,
   });
   try {
-    return goToolchainEnv((JSON.parse(r.stdout) as { GoVersion?: string }).GoVersion ?? "");
+    // The module's own go.mod (the go command downloads it for the listing) holds its `go` line.
+    const { GoMod } = JSON.parse(r.stdout) as { GoMod?: string };
+    return goToolchainEnv(GoMod ? goLineOfFile(GoMod) : "");
   } catch {
     // No answer: the download that follows says what went wrong.
     return {};
