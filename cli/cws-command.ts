@@ -70,16 +70,15 @@ export async function day2Command(
 }
 
 /**
- * `cws snapshot ACTION [NAME] <flags>` (server/cli/snapshot.ts): the action and the name are the
- * words before the first flag.
+ * `cws snapshot ACTION [NAME] <flags>` (server/cli/snapshot.ts): the action and the name are its
+ * arguments, parsed as every command's (cli/flags.ts).
  */
 export async function snapshotCommand(args: string[], io: Io, help: string): Promise<number> {
   const { snapshot, SNAPSHOT_FLAGS } = await import("../server/cli/snapshot.ts");
-  const words = args.findIndex((a) => a.startsWith("-"));
-  const [action, name, ...extra] = words < 0 ? args : args.slice(0, words);
-  const flags = words < 0 ? [] : args.slice(words);
-  const parsed = extra.length ? { error: `unexpected '${extra[0]}'` } : parseFlags(flags, SNAPSHOT_FLAGS);
-  return snapshot(action, name, parsed, io, help);
+  const parsed = parseArguments(args, SNAPSHOT_FLAGS);
+  if ("error" in parsed) return snapshot(undefined, undefined, parsed, io, help);
+  const [action, name, ...extra] = parsed.positionals;
+  return snapshot(action, name, extra.length ? { error: `unexpected '${extra[0]}'` } : parsed, io, help);
 }
 
 /** Runs `cws <argv>`; the exit status is set on `process.exitCode` (or the process exits). */
