@@ -201,9 +201,10 @@ export async function withRetries<T>(
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (!isRetryable(error, ctx.idempotent)) throw ctx.reach?.final(error) ?? error;
-      const reach = ctx.reach?.judge(error, retryDelayMs(retry + 1, error, opts));
+      const backoffMs = retryDelayMs(retry + 1, error, opts);
+      const reach = ctx.reach?.judge(error, backoffMs);
       if (reach && "fail" in reach) throw reach.fail;
-      const delayMs = reach ? reach.delayMs : retryDelayMs(retry + 1, error, opts);
+      const delayMs = reach ? reach.delayMs : backoffMs;
       // A service that cannot be reached is retried for its window, whatever the count.
       if (budget ? Date.now() + delayMs >= budget.deadline : !reach && retry >= opts.maxRetries)
         throw ctx.reach?.final(error) ?? error;
