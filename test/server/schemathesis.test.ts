@@ -44,7 +44,9 @@ describe("Schemathesis against cws serve", () => {
       `POST ${W}/thaw`,
     ])
       expect(r.reached, op).toContain(op);
-    // At this seed: 55 of 56 operations and 80 of 80 links, 40 s on a 2-core machine.
+    // At this seed, with the server data from the document's examples (no longer from hooks.py):
+    // 53 of 56 operations and 71 of 80 links, 4084 cases (was 55/56 and 80/80 with the hooks'
+    // copy of the seed; 40 s on an idle 2-core machine then, 734 s measured on a loaded one now).
     expect(r.reached.length).toBeGreaterThanOrEqual(r.operations.length - 3);
     expect(r.links.total).toBeGreaterThanOrEqual(80);
     expect(r.links.covered / r.links.total).toBeGreaterThanOrEqual(0.8);
