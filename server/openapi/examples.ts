@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import type { WorkloadType } from "../../api/index.ts";
+import { typeComponent, type WorkloadType } from "../../api/index.ts";
 import type { Store } from "../store/store.ts";
 import type { OpenApiDocument, OpenApiOperation } from "./document.ts";
 
@@ -174,7 +174,7 @@ export function withServerExamples(doc: OpenApiDocument, data: ServerData): Open
     ["SANDBOX", "image", data.sandboxTemplates],
   ];
   for (const [type, name, values] of fields) {
-    const prop = property(out, `${type[0]}${type.slice(1).toLowerCase()}WorkloadCreate`, name);
+    const prop = property(out, typeComponent(type, "WorkloadCreate"), name);
     if (prop && values.length) prop.examples = values;
   }
   const volumeResource = property(out, "VolumeCreate", "resource_name");
@@ -220,17 +220,11 @@ export function withServerExamples(doc: OpenApiDocument, data: ServerData): Open
   );
   // The objects every org sees from the start: the platform's sandbox templates, the public
   // workload templates.
-  for (const method of ["get"]) {
-    pathExamples(
-      operation(out, method, "/v3/orgs/{org}/sandbox-templates/{uid}"),
-      "uid",
-      data.sandboxTemplates,
-    );
-    pathExamples(
-      operation(out, method, "/v3/orgs/{org}/templates/{uid}"),
-      "uid",
-      data.templates.map((t) => t.uid),
-    );
-  }
+  pathExamples(operation(out, "get", "/v3/orgs/{org}/sandbox-templates/{uid}"), "uid", data.sandboxTemplates);
+  pathExamples(
+    operation(out, "get", "/v3/orgs/{org}/templates/{uid}"),
+    "uid",
+    data.templates.map((t) => t.uid),
+  );
   return out;
 }
