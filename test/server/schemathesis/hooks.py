@@ -115,12 +115,84 @@ def filter_failure(context, failure, case, response):
 
 # The server data a valid create names (inventory resources, images, regions, sandbox templates)
 # is in the document itself: its `examples` come from the running server (server/openapi/
-# examples.ts), and Schemathesis mixes them into what it generates. No copy of the seed here.
+# examples.ts). Schemathesis mixes them into what it generates, one draw among many; the hooks
+# below take them most of the time, and tie each to the body's `type` (a BM resource drawn for a
+# VM is a 404 WORKLOAD_RESOURCE_TYPE_MISMATCH), so that the stateful phase goes on from creates
+# the server accepts. No copy of the seed here: the values are read from the document.
+SERVER_FIELDS = ("resource_name", "image", "region")
+
+
+def _schemas(case):
+    return case.operation.schema.raw_schema["components"]["schemas"]
+
+
+def _examples_by_type(case, component):
+    """{type: {field: the document's examples}} of each per-type object of `component`'s union."""
+    schemas = _schemas(case)
+    mapping = schemas[component]["discriminator"]["mapping"]
+    out = {}
+    for kind, ref in mapping.items():
+        props = schemas[ref.rsplit("/", 1)[-1]].get("properties", {})
+        fields = {f: props[f]["examples"] for f in SERVER_FIELDS if props.get(f, {}).get("examples")}
+        if fields:
+            out[kind] = fields
+    return out
+
+
+def _field_examples(case, component, field):
+    return _schemas(case)[component]["properties"][field].get("examples", [])
+
+
+# UIDs of objects the server makes: generated ones name nothing, so a valid body leaves them out
+# (unless its type requires them: BM's ssh_keys); the links put real ones in (a created key into
+# `ssh_keys`, a created volume into `volumes`).
+MADE_BY_THE_SERVER = {"ssh_keys", "volumes", "reservation_uid"}
+REQUIRED = {"BM": {"ssh_keys"}}
 
 
 # A coin that comes up "as generated" one draw in ten. Hypothesis leans to the smallest integer,
 # so that is one of the nine that take the hooks' choice.
 AS_GENERATED = st.integers(0, 9).map(lambda n: n == 9)
+
+
+def _with_server_data(case, fields, required=frozenset()):
+    """Most of the time, the case with `fields` drawn from the document's examples and generated
+    UIDs left out; else as generated."""
+    choices = st.fixed_dictionaries({name: st.sampled_from(values) for name, values in fields.items()})
+
+    def apply(drawn):
+        keep, values = drawn
+        if not keep:
+            body = {k: v for k, v in case.body.items() if k not in MADE_BY_THE_SERVER or k in required}
+            case.body = {**body, **values}
+        return case
+
+    return st.tuples(AS_GENERATED, choices).map(apply)
+
+
+def _positive_object(case):
+    meta = case.meta
+    return isinstance(case.body, dict) and meta is not None and meta.generation.mode.is_positive
+
+
+@schemathesis.hook("flatmap_case").apply_to(method="POST", path="/v3/orgs/{org}/workloads")
+def workload_server_data(context, case):
+    """A valid workload body names a resource, image and region of its own type. Negative cases
+    are left as generated: they must stay invalid."""
+    data = _examples_by_type(case, "WorkloadCreate") if _positive_object(case) else {}
+    kind = case.body.get("type") if isinstance(case.body, dict) else None
+    if kind not in data:
+        return st.just(case)
+    return _with_server_data(case, data[kind], REQUIRED.get(kind, frozenset()))
+
+
+@schemathesis.hook("flatmap_case").apply_to(method="POST", path="/v3/orgs/{org}/volumes")
+def volume_server_data(context, case):
+    """A volume is mounted on a RENTAL workload and names a rental resource."""
+    resources = _field_examples(case, "VolumeCreate", "resource_name") if _positive_object(case) else []
+    if not resources:
+        return st.just(case)
+    return _with_server_data(case, {"resource_name": resources})
 
 
 # A fork takes a running sandbox, and a generated uid names none: a fork the stateful phase starts
