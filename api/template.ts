@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Timestamp, page, listPageFields, nameField } from "./common.ts";
 import { WorkloadType } from "./workload.ts";
-import { byType, WORKLOAD_CREATE_BODIES } from "./workload-bodies.ts";
+import { byType, WORKLOAD_CREATE_BODIES, WorkloadCreateByType } from "./workload-bodies.ts";
 
 /** Reusable workload template bodies (spec 2.7, 4.4). manifest is checked as a create body. */
 export const TemplateCreate = z.strictObject({
@@ -43,6 +43,18 @@ export const TemplatePatch = z.strictObject({
     .optional(),
 });
 export type TemplatePatch = z.infer<typeof TemplatePatch>;
+
+/**
+ * The PATCH body as the document states it: a new manifest is a workload create body (one of the
+ * four, by `type`), as the server checks it (server/templates/workload-templates.ts). That its
+ * type is the stored template's is a rule of the stored object, which the path does not say.
+ */
+export const TemplatePatchDocumented = TemplatePatch.extend({
+  manifest: WorkloadCreateByType.optional().meta({
+    description:
+      "a create body of the template's type (its `type` equal to the template's); another is 400 TEMPLATE_MANIFEST_INVALID",
+  }),
+});
 
 export const TemplateCreated = z.object({ uid: z.string() });
 export type TemplateCreated = z.infer<typeof TemplateCreated>;

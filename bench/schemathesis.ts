@@ -6,6 +6,13 @@
  * phase, and the operations reached with a 2xx (admin and WebSocket operations aside).
  *
  *   node bench/schemathesis.ts [--seeds 1,2,3] [--examples 25] [--scenarios 200]
+ *   node bench/schemathesis.ts --plain [--seeds 1,2,3,7] [--examples 25]
+ *
+ * --plain: the run a user makes with no setup (test/server/schemathesis/run.ts, PLAIN_CONFIG):
+ * no hooks, no config but the org and the token, `--checks all -n 25`, admin and WebSocket
+ * operations left out, Schemathesis's own stateful defaults (--scenarios is not used). What a
+ * create needs comes from the document's examples, the running server's data. It also prints
+ * the operations of the "Missing test data" warning (404 to every positive case).
  *
  * The suite runs one seed of it (test/server/schemathesis.test.ts).
  */
@@ -14,12 +21,14 @@ import { runSchemathesis } from "../test/server/schemathesis/run.ts";
 
 const { values } = parseArgs({
   options: {
-    seeds: { type: "string", default: "1,2,3" },
+    seeds: { type: "string" },
+    plain: { type: "boolean", default: false },
     examples: { type: "string", default: "25" },
     scenarios: { type: "string", default: "200" },
   },
 });
-const seeds = values.seeds.split(",").map(Number);
+const plain = values.plain;
+const seeds = (values.seeds ?? (plain ? "1,2,3,7" : "1,2,3")).split(",").map(Number);
 const maxExamples = Number(values.examples);
 const scenarios = Number(values.scenarios);
 
@@ -27,16 +36,18 @@ const reachedAll = new Set<string>();
 let operations: string[] = [];
 let failedRuns = 0;
 console.log(
-  `Schemathesis 4.32.5 against cws serve: every check, ${maxExamples} examples per operation, ${scenarios} stateful scenarios\n`,
+  plain
+    ? `Schemathesis 4.32.5 against cws serve, plain (no hooks, no config but the org and the token): --checks all -n ${maxExamples}\n`
+    : `Schemathesis 4.32.5 against cws serve: every check, ${maxExamples} examples per operation, ${scenarios} stateful scenarios\n`,
 );
 console.log(
-  "| Seed | Cases | Failures by check | Dropped by hooks.py | Links covered | Operations reached (2xx) | Time |",
+  `| Seed | Cases | Failures by check | ${plain ? "Missing test data" : "Dropped by hooks.py"} | Links covered | Operations reached (2xx) | Time |`,
 );
 console.log(
   "|-----:|------:|-------------------|--------------------:|--------------:|-------------------------:|-----:|",
 );
 for (const seed of seeds) {
-  const r = await runSchemathesis({ seed, maxExamples, scenarios });
+  const r = await runSchemathesis(plain ? { seed, maxExamples, plain } : { seed, maxExamples, scenarios });
   operations = r.operations;
   for (const op of r.reached) reachedAll.add(op);
   const failures =
@@ -46,10 +57,12 @@ for (const seed of seeds) {
   if (r.exitCode !== 0) failedRuns++;
   const pct = r.links.total ? ` (${Math.round((r.links.covered / r.links.total) * 100)}%)` : "";
   console.log(
-    `| ${seed} | ${r.cases} | ${failures} | ${r.filtered} | ${r.links.covered}/${r.links.total}${pct} | ${r.reached.length}/${r.operations.length} | ${r.seconds.toFixed(0)} s |`,
+    `| ${seed} | ${r.cases} | ${failures} | ${plain ? r.missingTestData : r.filtered} | ${r.links.covered}/${r.links.total}${pct} | ${r.reached.length}/${r.operations.length} | ${r.seconds.toFixed(0)} s |`,
   );
   const unreached = r.operations.filter((op) => !r.reached.includes(op));
   if (unreached.length) console.log(`|   | not reached at seed ${seed}: ${unreached.join("; ")} |`);
+  if (plain && r.missingTestData)
+    console.log(r.output.split("Missing test data")[1]?.split("\n\n").slice(0, 3).join("\n") ?? "");
   if (r.exitCode !== 0)
     console.log(r.output.split("=== FAILURES ===")[1]?.split("=== SUMMARY ===")[0] ?? r.output);
 }

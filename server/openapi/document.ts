@@ -45,6 +45,7 @@ const DOCUMENTED_AS: Record<string, z.ZodType> = {
   TemplateCreate: api.TemplateCreateByType,
   WorkloadPatch: api.WorkloadPatchDocumented,
   ForkBody: api.ForkBodyDocumented,
+  TemplatePatch: api.TemplatePatchDocumented,
 };
 
 /** Every zod schema exported by api/ and the admin answers, by name. */

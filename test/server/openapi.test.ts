@@ -116,7 +116,13 @@ describe("OpenAPI document", () => {
     const create = doc.paths["/v3/orgs/{org}/workloads"]!.post!;
     expect(create.requestBody).toEqual({
       required: true,
-      content: { "application/json": { schema: { $ref: "#/components/schemas/WorkloadCreate" } } },
+      content: {
+        "application/json": {
+          schema: { $ref: "#/components/schemas/WorkloadCreate" },
+          // The server's data as whole create bodies (openapi-examples.test.ts).
+          examples: expect.any(Object),
+        },
+      },
     });
     expect(create.responses["201"]!.content).toEqual({
       "application/json": { schema: { $ref: "#/components/schemas/WorkloadOperation" } },

@@ -44,7 +44,9 @@ describe("Schemathesis against cws serve", () => {
       `POST ${W}/thaw`,
     ])
       expect(r.reached, op).toContain(op);
-    // At this seed: 55 of 56 operations and 80 of 80 links, 40 s on a 2-core machine.
+    // At this seed, with the server data from the document's examples (hooks.py holds no copy of
+    // the seed): 53 of 56 operations and 79 of 80 links, 2782 cases (the hooks' copy: 55/56 and
+    // 80/80), about 2 min on a 2-core machine.
     expect(r.reached.length).toBeGreaterThanOrEqual(r.operations.length - 3);
     expect(r.links.total).toBeGreaterThanOrEqual(80);
     expect(r.links.covered / r.links.total).toBeGreaterThanOrEqual(0.8);

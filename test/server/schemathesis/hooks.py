@@ -1,6 +1,7 @@
 """The failures Schemathesis may report that are the contract's own answer, each with its reason;
-the server data (inventory, images, templates) a valid create names; the running sandbox a fork
-the stateful phase starts from nothing forks; and the waits of spec 4.2's workflow.
+the running sandbox a fork the stateful phase starts from nothing forks; and the waits of spec
+4.2's workflow: what a document cannot say. The server data a valid create names is the
+document's own examples.
 
 The failures: only a 400 to a schema-valid request (ST202), only on the operations named, and
 only with the reason code named: a rule no schema of that operation can state. Every other
@@ -112,17 +113,34 @@ def filter_failure(context, failure, case, response):
     return False
 
 
-# Server data no schema can list (cws serve's built-in seed: server/seed/data.ts; each field's
-# description says where a client finds it), by workload type, so that most creates are accepted
-# and the stateful phase goes on from them. A dictionary in schemathesis.toml cannot tie a value
-# to the body's `type`: a BM resource drawn for a VM is a 404 WORKLOAD_RESOURCE_TYPE_MISMATCH.
-RENTAL_RESOURCES = ["gpu-rental-small", "cpu-rental-small"]
-SERVER_DATA = {
-    "RENTAL": {"resource_name": RENTAL_RESOURCES},
-    "VM": {"resource_name": ["vm-standard", "vm-gpu"], "image": ["ubuntu-22.04", "debian-12"]},
-    "BM": {"resource_name": ["bm-h100-8x"], "image": ["ubuntu-22.04-cuda", "rocky-9"], "region": ["us-east-1"]},
-    "SANDBOX": {"resource_name": ["sandbox-small"], "image": ["tpl-ubuntu-headless", "tpl-ubuntu-desktop"]},
-}
+# The server data a valid create names (inventory resources, images, regions, sandbox templates)
+# is in the document itself: its `examples` come from the running server (server/openapi/
+# examples.ts). Schemathesis mixes them into what it generates, one draw among many; the hooks
+# below take them most of the time, and tie each to the body's `type` (a BM resource drawn for a
+# VM is a 404 WORKLOAD_RESOURCE_TYPE_MISMATCH), so that the stateful phase goes on from creates
+# the server accepts. No copy of the seed here: the values are read from the document.
+SERVER_FIELDS = ("resource_name", "image", "region")
+
+
+def _schemas(case):
+    return case.operation.schema.raw_schema["components"]["schemas"]
+
+
+def _examples_by_type(case, component):
+    """{type: {field: the document's examples}} of each per-type object of `component`'s union."""
+    schemas = _schemas(case)
+    mapping = schemas[component]["discriminator"]["mapping"]
+    out = {}
+    for kind, ref in mapping.items():
+        props = schemas[ref.rsplit("/", 1)[-1]].get("properties", {})
+        fields = {f: props[f]["examples"] for f in SERVER_FIELDS if props.get(f, {}).get("examples")}
+        if fields:
+            out[kind] = fields
+    return out
+
+
+def _field_examples(case, component, field):
+    return _schemas(case)[component]["properties"][field].get("examples", [])
 
 
 # UIDs of objects the server makes: generated ones name nothing, so a valid body leaves them out
@@ -138,8 +156,8 @@ AS_GENERATED = st.integers(0, 9).map(lambda n: n == 9)
 
 
 def _with_server_data(case, fields, required=frozenset()):
-    """Most of the time, the case with `fields` drawn from the server's data and generated UIDs
-    left out; else as generated."""
+    """Most of the time, the case with `fields` drawn from the document's examples and generated
+    UIDs left out; else as generated."""
     choices = st.fixed_dictionaries({name: st.sampled_from(values) for name, values in fields.items()})
 
     def apply(drawn):
@@ -161,18 +179,20 @@ def _positive_object(case):
 def workload_server_data(context, case):
     """A valid workload body names a resource, image and region of its own type. Negative cases
     are left as generated: they must stay invalid."""
-    if not _positive_object(case) or case.body.get("type") not in SERVER_DATA:
+    data = _examples_by_type(case, "WorkloadCreate") if _positive_object(case) else {}
+    kind = case.body.get("type") if isinstance(case.body, dict) else None
+    if kind not in data:
         return st.just(case)
-    kind = case.body["type"]
-    return _with_server_data(case, SERVER_DATA[kind], REQUIRED.get(kind, frozenset()))
+    return _with_server_data(case, data[kind], REQUIRED.get(kind, frozenset()))
 
 
 @schemathesis.hook("flatmap_case").apply_to(method="POST", path="/v3/orgs/{org}/volumes")
 def volume_server_data(context, case):
     """A volume is mounted on a RENTAL workload and names a rental resource."""
-    if not _positive_object(case):
+    resources = _field_examples(case, "VolumeCreate", "resource_name") if _positive_object(case) else []
+    if not resources:
         return st.just(case)
-    return _with_server_data(case, {"resource_name": RENTAL_RESOURCES})
+    return _with_server_data(case, {"resource_name": resources})
 
 
 # A fork takes a running sandbox, and a generated uid names none: a fork the stateful phase starts
@@ -181,12 +201,6 @@ def volume_server_data(context, case):
 # placeholder; the call puts in the sandbox, deploying a new one when the last is gone: the other
 # steps find it too (in lists) and may delete, freeze or patch it.
 FORK_SOURCE = "fork-source"
-FORK_SOURCE_BODY = {
-    "type": "SANDBOX",
-    "name": "schemathesis-fork-source",
-    "resource_name": SERVER_DATA["SANDBOX"]["resource_name"][0],
-    "image": SERVER_DATA["SANDBOX"]["image"][0],
-}
 _fork_source = {"uid": None}
 
 
@@ -219,7 +233,16 @@ def _headers(case):
     return case.operation.schema.config.headers_for(operation=case.operation)
 
 
-def _running_fork_source(base, headers):
+def _fork_source_body(case):
+    """The first SANDBOX create body among the document's examples of POST /workloads (the
+    server's own data), or None when it states none."""
+    post = case.operation.schema.raw_schema["paths"]["/v3/orgs/{org}/workloads"]["post"]
+    examples = post["requestBody"]["content"]["application/json"].get("examples", {})
+    bodies = [e["value"] for e in examples.values() if e.get("value", {}).get("type") == "SANDBOX"]
+    return {**bodies[0], "name": "schemathesis-fork-source"} if bodies else None
+
+
+def _running_fork_source(base, headers, body):
     """The uid of a running sandbox of the run's own: the last one while it runs, else a new one;
     None when the server makes none (no capacity left): the fork then goes to the placeholder, a
     404 the document gives."""
@@ -228,7 +251,9 @@ def _running_fork_source(base, headers):
         answer = requests.get(f"{base}/workloads/{uid}/state", headers=headers, timeout=5)
         if answer.status_code == 200 and answer.json().get("status") == "running":
             return uid
-    made = requests.post(f"{base}/workloads", json=FORK_SOURCE_BODY, headers=headers, timeout=5)
+    if body is None:
+        return None
+    made = requests.post(f"{base}/workloads", json=body, headers=headers, timeout=5)
     if made.status_code // 100 != 2:
         return None
     uid = made.json()["uid"]
@@ -243,7 +268,7 @@ def _running_fork_source(base, headers):
 def before_call(context, case, kwargs):
     """A fork of the placeholder forks the run's running sandbox."""
     if case.path_parameters and case.path_parameters.get("uid") == FORK_SOURCE:
-        uid = _running_fork_source(_org_url(case), _headers(case))
+        uid = _running_fork_source(_org_url(case), _headers(case), _fork_source_body(case))
         if uid is not None:
             case.path_parameters = {**case.path_parameters, "uid": uid}
 

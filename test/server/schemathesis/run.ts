@@ -41,7 +41,25 @@ export interface SchemathesisOptions {
   workers?: number;
   /** Stateful scenarios (walks along the links; default maxExamples). */
   scenarios?: number;
+  /**
+   * The plain run a user makes with no setup: no hooks and no config but the org and the token
+   * (PLAIN_CONFIG), every check, admin and WebSocket operations left out on the command line,
+   * Schemathesis's own defaults for the rest (its stateful phase's scenarios and steps, its
+   * links inferred from names beside the document's own). The data a create needs comes from
+   * the document's examples alone.
+   */
+  plain?: boolean;
 }
+
+/** The whole config of the plain run: the org and the token. */
+export const PLAIN_CONFIG = `headers = { Authorization = "Bearer demo-token" }
+
+[parameters]
+"path.org" = "demo"
+`;
+
+/** What the plain run's command line leaves out: the admin surface and the WebSocket upgrades. */
+export const PLAIN_EXCLUDE = ["--exclude-tag", "admin", "--exclude-path-regex", "/ws$"];
 
 export interface SchemathesisResult {
   exitCode: number;
@@ -56,6 +74,8 @@ export interface SchemathesisResult {
   operations: string[];
   /** Operations Schemathesis tested (its summary's "Tested"). */
   tested: number;
+  /** Operations its "Missing test data" warning names (404 to every positive case), 0 when none. */
+  missingTestData: number;
   reached: string[];
   seconds: number;
   output: string;
@@ -109,14 +129,16 @@ export async function runSchemathesis(opts: SchemathesisOptions): Promise<Schema
         .filter(([, op]) => !op.tags.includes("admin") && !op["x-websocket"])
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
-    // The folder's config, with this run's number of stateful scenarios.
+    // The folder's config, with this run's number of stateful scenarios; or the plain run's.
     const config = join(dir, "schemathesis.toml");
     writeFileSync(
       config,
-      readFileSync(join(HERE, "schemathesis.toml"), "utf8").replace(
-        'hooks = "hooks.py"',
-        `hooks = ${JSON.stringify(join(HERE, "hooks.py"))}`,
-      ) + `\n[phases.stateful.generation]\nmax-examples = ${opts.scenarios ?? opts.maxExamples}\n`,
+      opts.plain
+        ? PLAIN_CONFIG
+        : readFileSync(join(HERE, "schemathesis.toml"), "utf8").replace(
+            'hooks = "hooks.py"',
+            `hooks = ${JSON.stringify(join(HERE, "hooks.py"))}`,
+          ) + `\n[phases.stateful.generation]\nmax-examples = ${opts.scenarios ?? opts.maxExamples}\n`,
     );
     const args = [
       "--config-file",
@@ -133,8 +155,7 @@ export async function runSchemathesis(opts: SchemathesisOptions): Promise<Schema
       // The service's own paths (the admin surface is the server's, not the contract). Written
       // out, so that GET /v3/openapi.json is tested too: Schemathesis leaves out the operation
       // it loaded the document from unless a filter selects it.
-      "--include-path-regex",
-      "^/v3/",
+      ...(opts.plain ? ["--checks", "all", ...PLAIN_EXCLUDE] : ["--include-path-regex", "^/v3/"]),
       "--report",
       "har",
       "--report-dir",
@@ -181,6 +202,7 @@ export async function runSchemathesis(opts: SchemathesisOptions): Promise<Schema
       },
       operations,
       tested: count(output, /Tested:\s+(\d+)/),
+      missingTestData: count(output, /Missing test data: (\d+) operation/),
       reached: [...reached].sort(),
       seconds: (Date.now() - started) / 1000,
       output,
