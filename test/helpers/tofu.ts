@@ -65,20 +65,26 @@ function terraform(version: string, build: string): HclTool {
   return { name: "terraform", product: "Terraform", command: "terraform", version, path, build };
 }
 
-export const OPENTOFU = openTofu(TOFU_VERSION, "tofu:build");
-export const TERRAFORM = terraform(TERRAFORM_VERSION, "terraform:build");
-
-/** Every HCL scenario runs under each of these (older releases only where behaviour differs). */
-export const HCL_TOOLS: readonly HclTool[] = [OPENTOFU, TERRAFORM];
-
 /**
- * The next releases (betas), which `npm run test:next` builds and runs the shared scenario list
- * under; never part of `npm test`, so that a beta cannot break it.
+ * The next releases (betas), which `npm run test:next` builds and runs the HCL suites under;
+ * never part of `npm test`, so that a beta cannot break it.
  */
 export const NEXT_HCL_TOOLS: readonly HclTool[] = [
   openTofu(NEXT_TOFU_VERSION, "test:next"),
   terraform(NEXT_TERRAFORM_VERSION, "test:next"),
 ];
+
+/**
+ * Set by `npm run test:next` (vitest.next.config.ts): the HCL suites it runs then take the next
+ * releases as OPENTOFU and TERRAFORM, so every case they hold runs under the betas as written.
+ */
+export const UNDER_NEXT = process.env.CWS_HCL_NEXT === "1";
+
+export const OPENTOFU = UNDER_NEXT ? NEXT_HCL_TOOLS[0]! : openTofu(TOFU_VERSION, "tofu:build");
+export const TERRAFORM = UNDER_NEXT ? NEXT_HCL_TOOLS[1]! : terraform(TERRAFORM_VERSION, "terraform:build");
+
+/** Every HCL scenario runs under each of these (older releases only where behaviour differs). */
+export const HCL_TOOLS: readonly HclTool[] = [OPENTOFU, TERRAFORM];
 
 /** `OpenTofu 1.12.6`: the tool and release, as a test title says it. */
 export const toolTitle = (tool: HclTool) => `${tool.product} ${tool.version}`;

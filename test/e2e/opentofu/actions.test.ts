@@ -16,7 +16,7 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OLDEST_TOFU_VERSION, TOFU_VERSION, tofuPath } from "../../../scripts/toolchain/tofu.ts";
+import { OLDEST_TOFU_VERSION, tofuPath } from "../../../scripts/toolchain/tofu.ts";
 import { api } from "../../helpers/http.ts";
 import { useTestServer } from "../../helpers/server.ts";
 import { fencedBlocks, outputLinePattern } from "../../helpers/markdown.ts";
@@ -25,6 +25,7 @@ import { actionExample } from "../../../scripts/gen/action-docs.ts";
 import { liveResources } from "../../helpers/stacks.ts";
 import { tofuProvider } from "../../provider/opentofu/fixture.ts";
 import {
+  OPENTOFU,
   TERRAFORM,
   expectExit,
   expectValidConfig,
@@ -296,7 +297,7 @@ ${examples.join("\n")}`,
 describe("OpenTofu, which has no actions, ignores the schema's new parts", () => {
   const server = useTestServer();
 
-  it.each([TOFU_VERSION, OLDEST_TOFU_VERSION])(
+  it.each([OPENTOFU.version, OLDEST_TOFU_VERSION])(
     "OpenTofu %s plans, applies and destroys as before",
     async (version) => {
       // What it is served: the provider's schema holds actions and list resources.

@@ -509,6 +509,16 @@ function writeOnlyForms(tool: HclTool): void {
 }
 
 /**
+ * Releases whose config generation looks the import target's provider up in the `hashicorp/`
+ * namespace, past `required_providers` (terraform #39144: fixed in 1.16's patches, still in
+ * 1.17.0-beta1). docs/opentofu.md gives the way around it that the test takes: `provider = cws`
+ * in the import blocks for the generating plan, taken out again before apply (which refuses it
+ * once the resource block exists). When a release in this list no longer has the bug, the test
+ * fails, so the entry and the docs' words go.
+ */
+const IMPLIED_PROVIDER_BUG = new Set(["Terraform 1.17.0-beta1"]);
+
+/**
  * `plan -generate-config-out` for objects made on the service, one imported by id and one by
  * identity: the tool writes their resource blocks, and applying them imports both unchanged.
  */
@@ -532,16 +542,18 @@ function generatedConfig(tool: HclTool): void {
         size_in_mb: 256,
         resource_name: "gpu-rental-small",
       });
-      p = tofuProject(
-        server,
-        {
-          "main.tf": `${TERRAFORM}\n\nimport {\n  to = cws_ssh_key.ops\n  id = "${key.uid}"\n}\n\nimport {\n  to       = cws_volume.data\n  identity = { uid = "${volume.uid}" }\n}\n`,
-        },
-        {},
-        tool,
-      );
+      const imports = (provider = "") =>
+        `${TERRAFORM}\n\nimport {\n  to = cws_ssh_key.ops\n  id = "${key.uid}"${provider}\n}\n\nimport {\n  to       = cws_volume.data\n  identity = { uid = "${volume.uid}" }${provider}\n}\n`;
+      p = tofuProject(server, { "main.tf": imports() }, {}, tool);
       expectExit(await p.run("init"), 0);
+      const implied = IMPLIED_PROVIDER_BUG.has(toolTitle(tool));
+      if (implied) {
+        const failed = expectExit(await p.run("plan", "-generate-config-out=generated.tf"), 1);
+        expect(words(failed)).toContain('unavailable provider "registry.terraform.io/hashicorp/cws"');
+        p.write("main.tf", imports("\n  provider = cws"));
+      }
       const plan = expectExit(await p.run("plan", "-generate-config-out=generated.tf"), 0);
+      if (implied) p.write("main.tf", imports());
       expect(plan.output).toMatch(/Plan: 2 to import, 0 to add, 0 to change, 0 to destroy/);
       const generated = readFileSync(join(p.dir, "generated.tf"), "utf8");
       // Each tool signs what it wrote; the blocks are the same (the order may differ).
