@@ -9,9 +9,12 @@
  *   release's schema;
  * - OpenTofu's Windows build (tofu.exe, scripts/toolchain/tofu.ts) installs the provider from the
  *   release's filesystem mirror and runs init, apply, a clean plan and destroy through it against
- *   `cws.exe serve`.
- * The release (scripts/release/cached.ts), tofu.exe and the prefix are cached in
- * ~/.cache/pulumi-cws: a warm run takes about a minute (56 s). `npm run test:windows` runs it alone.
+ *   `cws.exe serve`;
+ * - the Pulumi CLI and YAML host built for Windows (pulumi.exe, scripts/toolchain/pulumi.ts) install
+ *   `pulumi-resource-cws.exe` from the release's archive and run a YAML project's up, a clean
+ *   preview and destroy through it against `cws.exe serve`.
+ * The release (scripts/release/cached.ts), tofu.exe, pulumi.exe and the prefix are cached in
+ * ~/.cache/pulumi-cws: a warm run takes about two minutes. `npm run test:windows` runs it alone.
  */
 import * as grpc from "@grpc/grpc-js";
 import emptyPb from "google-protobuf/google/protobuf/empty_pb.js";
@@ -41,6 +44,8 @@ import {
 import { zipEntries } from "../../../scripts/release/reproducible.ts";
 import { zipName } from "../../../scripts/release/terraform-assets.ts";
 import { run } from "../../../scripts/run.ts";
+import { logTo } from "../../../scripts/toolchain/log.ts";
+import { ensureWindowsPulumi } from "../../../scripts/toolchain/pulumi.ts";
 import { ensureWindowsTofu } from "../../../scripts/toolchain/tofu.ts";
 import { DEMO_TOKEN } from "../../helpers/http.ts";
 import { VERSION } from "../../helpers/release.ts";
@@ -295,6 +300,63 @@ output "regions" {
       expect(destroy.code, destroy.output).toBe(0);
       expect(destroy.output).toMatch(/Destroy complete! Resources: 1 destroyed/);
       expect(await names()).not.toContain("windows-tofu");
+    },
+  );
+
+  it(
+    "pulumi.exe and its YAML host run a project through pulumi-resource-cws.exe: plugin install --file, up, a preview with no changes, destroy",
+    { timeout: 3_600_000 },
+    async () => {
+      // Cross-compiled from the Go module proxy when missing (scripts/setup-windows.sh builds it).
+      const cli = join(await ensureWindowsPulumi(logTo("pulumi")), "bin");
+      const dir = join(root, "pulumi");
+      mkdirSync(join(dir, "home"), { recursive: true });
+      mkdirSync(join(dir, "backend"));
+      mkdirSync(join(dir, "project"));
+      writeFileSync(
+        join(dir, "project", "Pulumi.yaml"),
+        `name: windows-yaml\r\nruntime: yaml\r\nresources:\r\n  deploy:\r\n    type: cws:SshKey\r\n    properties:\r\n      name: windows-yaml\r\n      publicKey: ${sshKey(43, "windows-yaml")}\r\noutputs:\r\n  keyUid: \${deploy.uid}\r\n`,
+      );
+      // The YAML host is found beside pulumi.exe, as in Pulumi's Windows archive.
+      const env = {
+        PULUMI_HOME: windowsPath(join(dir, "home")),
+        PULUMI_BACKEND_URL: `file://${windowsPath(join(dir, "backend")).replaceAll("\\", "/")}`,
+        PULUMI_CONFIG_PASSPHRASE: "windows-test",
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+        CWS_BASE_URL: baseUrl,
+        CWS_ORG: "demo",
+        CWS_API_TOKEN: DEMO_TOKEN,
+      };
+      const pulumi = async (...args: string[]) => {
+        const t = Date.now();
+        const p = start(
+          join(cli, "pulumi.exe"),
+          [...args, "--non-interactive", "--color", "never"],
+          env,
+          join(dir, "project"),
+        );
+        const code = await p.exited;
+        log(`pulumi ${args[0]}: exit ${code} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+        const output = p.stdout() + p.stderr();
+        expect(code, output).toBe(0);
+        return output;
+      };
+      const client = new CwsClient({ baseUrl, org: "demo", token: DEMO_TOKEN });
+      const names = async () => (await client.sshKeys.list()).items.map((k) => k.name);
+
+      const archive = windowsPath(join(release, pulumiArchiveName(VERSION, WINDOWS)));
+      await pulumi("plugin", "install", "resource", "cws", VERSION, "--file", archive);
+      expect(
+        existsSync(join(dir, "home", "plugins", `resource-cws-v${VERSION}`, "pulumi-resource-cws.exe")),
+      ).toBe(true);
+      await pulumi("stack", "init", "dev");
+      const up = await pulumi("up", "--yes", "--skip-preview");
+      expect(up).toMatch(/\+ 2 created/);
+      expect(await names()).toContain("windows-yaml");
+      await pulumi("preview", "--expect-no-changes");
+      await pulumi("destroy", "--yes", "--skip-preview");
+      expect(await names()).not.toContain("windows-yaml");
     },
   );
 
