@@ -20,6 +20,8 @@ export default defineConfig({
         .filter(([n]) => n !== own)
         .map(([, g]) => g),
     ],
+    // dist/ current, and the plugins the tests start run from it (test/global-setup.ts).
+    globalSetup: ["test/global-setup.ts"],
     pool: "forks",
     testTimeout: 60_000,
     hookTimeout: 120_000,

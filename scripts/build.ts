@@ -1,5 +1,7 @@
 /**
- * `npm run build` (also run by setup and by `prepack`): the package as users install it.
+ * `npm run build [-- --force]` (also run by setup and by `prepack`): the package as users install
+ * it. It does nothing when dist/ was built from the sources as they are (dist/.inputs:
+ * scripts/build-inputs.ts), unless --force.
  *
  * tsc compiles every source folder listed in tsconfig.build.json into dist/ (JavaScript and
  * declarations, relative `.ts` imports rewritten to `.js`), then this script:
@@ -53,6 +55,7 @@ import { protocolDescriptor } from "../provider/opentofu/protocol-source.ts";
 import { encodeStaticAnswers } from "../provider/opentofu/static-answers.ts";
 import type { PackageSchema } from "../provider/opentofu/tf-schema.ts";
 import { servedSchema } from "../provider/schema/package-schema.ts";
+import { buildInputsKey, INPUTS_STAMP } from "./build-inputs.ts";
 import { REPO_ROOT } from "./repo-root.ts";
 
 const DIST = join(REPO_ROOT, "dist");
@@ -222,7 +225,15 @@ export function distPackageJson(): string {
   return JSON.stringify({ version: packageVersion(), type: "module" }, null, 2) + "\n";
 }
 
-async function build(): Promise<void> {
+async function build(force: boolean): Promise<void> {
+  // Taken before the build: a source changed while it runs leaves dist/ marked as older.
+  const inputs = buildInputsKey();
+  // dist/ as it is serves: nothing removed under the processes running from it (the tests' plugins
+  // while a test packs the package).
+  if (!force && existsSync(INPUTS_STAMP) && readFileSync(INPUTS_STAMP, "utf8").trim() === inputs) {
+    console.error("build: dist/ is built from these sources already (dist/.inputs); --force builds it again");
+    return;
+  }
   rmSync(DIST, { recursive: true, force: true });
   compile();
 
@@ -250,9 +261,10 @@ async function build(): Promise<void> {
   await bundleDynamicProvider();
   writeOpenTofuProtocol();
   await bundlePlugins();
+  writeFileSync(INPUTS_STAMP, `${inputs}\n`);
   console.error(
     `build: dist/ (${declarations} declaration files, ${assets} run-time files copied; dynamic provider bundled in dist/dynamic/, plugins bundled: ${PLUGINS.map((p) => `dist/${dirname(p.entry)}/${p.name}.js`).join(", ")})`,
   );
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await build();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await build(process.argv.includes("--force"));
