@@ -1,5 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /** What the server's tests make through the API: request bodies, workloads, SSH keys, templates, waits. */
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { OpenApiDocument } from "../../server/openapi/document.ts";
 import type { TestServer } from "../helpers/server.ts";
 import { call, DEMO_TOKEN, type ApiServer } from "../helpers/http.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -136,4 +138,12 @@ export function putSandboxTemplate(
     updated_at: now,
   });
   return t.uid;
+}
+
+/** The document `s` serves, and an Ajv holding its components (`doc#/components/schemas/<name>`). */
+export async function servedDocument(s: ApiServer): Promise<{ doc: OpenApiDocument; ajv: Ajv2020 }> {
+  const doc = (await call<OpenApiDocument>(s, "GET", "/openapi.json")).body;
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  ajv.addSchema({ $id: "doc", components: doc.components });
+  return { doc, ajv };
 }

@@ -4,13 +4,13 @@
  * key lines, so that a client with no setup (Schemathesis, which mixes a document's examples into
  * what it generates) makes creates the server accepts. They follow the seed the server runs.
  */
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpenApiDocument } from "../../server/openapi/document.ts";
 import { DEFAULT_SEED } from "../../server/seed/data.ts";
 import { call, expectError } from "../helpers/http.ts";
 import { startTestServer, useTestServer, type TestServer } from "../helpers/server.ts";
-import { createSshKey } from "./fixtures.ts";
+import { createSshKey, servedDocument } from "./fixtures.ts";
 
 type Body = Record<string, unknown>;
 const media = (doc: OpenApiDocument, method: string, path: string) =>
@@ -28,11 +28,7 @@ describe("the document's examples are the running server's data", () => {
   const server = useTestServer();
   let doc: OpenApiDocument;
   let ajv: Ajv2020;
-  beforeAll(async () => {
-    doc = (await call<OpenApiDocument>(server, "GET", "/openapi.json")).body;
-    ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-    ajv.addSchema({ $id: "doc", components: doc.components });
-  });
+  beforeAll(async () => ({ doc, ajv } = await servedDocument(server)));
   const valid = (component: string, value: unknown) => {
     const validate = ajv.getSchema(`doc#/components/schemas/${component}`)!;
     return validate(value) ? "valid" : JSON.stringify(validate.errors);

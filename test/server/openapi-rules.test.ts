@@ -3,24 +3,20 @@
  * path by its most literal pattern with the document's methods in `Allow`, and links every
  * create to the operations on what it created. Each case is a failure Schemathesis found.
  */
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { publicKeyProblem, SSH_PUBLIC_KEY, validateWorkloadCreate, WORKLOAD_TYPES } from "../../api/index.ts";
 import type { OpenApiDocument } from "../../server/openapi/document.ts";
 import { call, expectError } from "../helpers/http.ts";
 import { useTestServer } from "../helpers/server.ts";
-import { bm, create, PUBLIC_KEY, waitForStatus } from "./fixtures.ts";
+import { bm, create, PUBLIC_KEY, servedDocument, waitForStatus } from "./fixtures.ts";
 
 describe("the OpenAPI document and the server agree", () => {
   const server = useTestServer();
   let doc: OpenApiDocument;
   let ajv: Ajv2020;
-  beforeAll(async () => {
-    doc = (await call<OpenApiDocument>(server, "GET", "/openapi.json")).body;
-    ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-    ajv.addSchema({ $id: "doc", components: doc.components });
-  });
+  beforeAll(async () => ({ doc, ajv } = await servedDocument(server)));
   const component = (name: string): ValidateFunction =>
     ajv.compile({ $ref: `doc#/components/schemas/${name}` });
 
