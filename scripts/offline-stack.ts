@@ -45,6 +45,17 @@ export const PASSPHRASE = "cws-local-passphrase";
 /** Node option under which `pulumi-cws/...` resolves to this checkout's TypeScript sources. */
 export const SOURCE_CONDITION = "--conditions=pulumi-cws-source";
 
+/**
+ * NODE_OPTIONS of the processes the engine starts (the dynamic provider's among them): with
+ * SOURCE_CONDITION, so that a checkout never runs a stale dist/; without it under the tests
+ * (CWS_RUN_BUILD=1: dist/ is built from the sources as they are, test/global-setup.ts), so that
+ * `pulumi-cws/...` loads the compiled package and its bundles, as installed.
+ */
+export function engineNodeOptions(): string {
+  const source = process.env.CWS_RUN_BUILD ? undefined : SOURCE_CONDITION;
+  return [process.env.NODE_OPTIONS, source].filter(Boolean).join(" ");
+}
+
 /** The built CLI; a clear error (never a skip) when it is missing. */
 export async function pulumiCommand(): Promise<PulumiCommand> {
   const root = pulumiRoot();
@@ -85,9 +96,8 @@ export async function offlineStack(opts: OfflineStackOptions): Promise<OfflineSt
   const env: Record<string, string> = {
     ...offlineEnv(backend, home),
     PULUMI_BACKEND_URL: backendUrl,
-    // The provider process loads `pulumi-cws/provider/dynamic` by name: from the checkout's
-    // sources (package.json exports), so it never runs a stale dist/.
-    NODE_OPTIONS: [process.env.NODE_OPTIONS, SOURCE_CONDITION].filter(Boolean).join(" "),
+    // The provider process loads `pulumi-cws/provider/dynamic` by name (package.json exports).
+    NODE_OPTIONS: engineNodeOptions(),
     ...opts.env,
   };
   const ws = await LocalWorkspace.create({

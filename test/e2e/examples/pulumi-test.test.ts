@@ -8,14 +8,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
-import { offlineEnv, pulumiCommand, SOURCE_CONDITION } from "../../../scripts/offline-stack.ts";
+import { engineNodeOptions, offlineEnv, pulumiCommand } from "../../../scripts/offline-stack.ts";
 
 await pulumiCommand();
 const dir = mkdtempSync(join(tmpdir(), "cws-pulumi-test-"));
 // The example's stacks keep their state where their project settings say, not in one backend.
 const { PULUMI_BACKEND_URL: _shared, ...env } = offlineEnv(join(dir, "state"), join(dir, "home"));
 Object.assign(process.env, env, {
-  NODE_OPTIONS: [process.env.NODE_OPTIONS, SOURCE_CONDITION].filter(Boolean).join(" "),
+  NODE_OPTIONS: engineNodeOptions(),
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

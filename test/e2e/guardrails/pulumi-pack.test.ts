@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../scripts/repo-root.ts";
 import { runProcess } from "../../../scripts/run.ts";
-import { SOURCE_CONDITION } from "../../../scripts/offline-stack.ts";
+import { engineNodeOptions } from "../../../scripts/offline-stack.ts";
 import * as dynamicSdk from "../../../sdk/index.ts";
 import { programDir, type ProgramDir } from "../../helpers/program-dir.ts";
 import { useTestServer } from "../../helpers/server.ts";
@@ -45,7 +45,7 @@ function expectJudged(c: GuardrailCase, output: string): void {
 
 describe("the guardrails pack through `--policy-pack <starter>`", () => {
   const server = useTestServer({ each: "reset" });
-  const env = { NODE_OPTIONS: SOURCE_CONDITION };
+  const env = { NODE_OPTIONS: engineNodeOptions() };
 
   describe("a YAML program of the native plugin, by the real `pulumi preview` and `up`", () => {
     let p: ProgramDir;
