@@ -20,6 +20,34 @@ export function adminTarget(url: string | undefined, token: string | undefined):
 /** An error the CLI reports as one line (exit status 1). */
 export class CliError extends Error {}
 
+/** Where a command writes: its output and its messages. */
+export interface CommandIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/**
+ * The start every admin command makes with its flags as the command line parsed them (`error`:
+ * the parser's message of a bad flag): the flags and `usage`, which writes `cws: MESSAGE` and the
+ * help and answers exit status 2; or the exit status already, after a bad flag (2) or --help (0).
+ */
+export function commandStart<F extends { help?: boolean }>(
+  parsed: { values: F } | { error: string },
+  io: CommandIo,
+  help: string,
+): { values: F; usage: (msg: string) => number } | number {
+  const usage = (msg: string) => {
+    io.err(`cws: ${msg}\n\n${help}`);
+    return 2;
+  };
+  if ("error" in parsed) return usage(parsed.error);
+  if (parsed.values.help) {
+    io.out(help);
+    return 0;
+  }
+  return { values: parsed.values, usage };
+}
+
 export async function adminCall<T>(
   target: AdminTarget,
   method: string,

@@ -1,4 +1,4 @@
-import { adminTarget, CliError } from "./admin-client.ts";
+import { adminTarget, CliError, commandStart, type CommandIo } from "./admin-client.ts";
 import { inventory, printSeed, reset, resources } from "./commands.ts";
 
 export const INSPECT_COMMANDS = ["resources", "reset", "seed", "inventory"] as const;
@@ -45,19 +45,12 @@ export interface InspectFlags {
 export async function inspect(
   command: InspectCommand,
   parsed: { values: InspectFlags } | { error: string },
-  io: { out(text: string): void; err(text: string): void },
+  io: CommandIo,
   help: string,
 ): Promise<number> {
-  const usage = (msg: string) => {
-    io.err(`cws: ${msg}\n\n${help}`);
-    return 2;
-  };
-  if ("error" in parsed) return usage(parsed.error);
-  const { values } = parsed;
-  if (values.help) {
-    io.out(help);
-    return 0;
-  }
+  const start = commandStart(parsed, io, help);
+  if (typeof start === "number") return start;
+  const { values, usage } = start;
   for (const k of Object.keys(values))
     if (!FLAGS[command].includes(k)) return usage(`${command} does not take --${k}`);
   const json = values.json ?? false;

@@ -1,5 +1,12 @@
 import type { SnapshotInfo, SnapshotList, SnapshotRestored } from "../../api/index.ts";
-import { adminCall, adminTarget, CliError, type AdminTarget } from "./admin-client.ts";
+import {
+  adminCall,
+  adminTarget,
+  CliError,
+  commandStart,
+  type AdminTarget,
+  type CommandIo,
+} from "./admin-client.ts";
 import { formatTable } from "./table.ts";
 
 export const SNAPSHOT_ACTIONS = ["save", "restore", "list", "delete"] as const;
@@ -79,25 +86,19 @@ export async function snapshot(
   action: string | undefined,
   name: string | undefined,
   parsed: { values: SnapshotFlags } | { error: string },
-  io: { out(text: string): void; err(text: string): void },
+  io: CommandIo,
   help: string,
 ): Promise<number> {
-  const usage = (msg: string) => {
-    io.err(`cws: ${msg}\n\n${help}`);
-    return 2;
-  };
-  if ("error" in parsed) return usage(parsed.error);
-  if (parsed.values.help) {
-    io.out(help);
-    return 0;
-  }
+  const start = commandStart(parsed, io, help);
+  if (typeof start === "number") return start;
+  const { values, usage } = start;
   const known = SNAPSHOT_ACTIONS.find((a) => a === action);
   if (!known) return usage(`snapshot needs one of ${SNAPSHOT_ACTIONS.join(", ")} (got '${action ?? ""}')`);
   if (known === "list" ? name !== undefined : name === undefined)
     return usage(known === "list" ? "snapshot list takes no name" : `snapshot ${known} needs a NAME`);
-  const json = parsed.values.json ?? false;
+  const json = values.json ?? false;
   try {
-    const target = adminTarget(parsed.values.url, parsed.values["admin-token"]);
+    const target = adminTarget(values.url, values["admin-token"]);
     if (known === "save") await save(target, name!, json, io.out);
     else if (known === "restore") await restore(target, name!, json, io.out);
     else if (known === "delete") await remove(target, name!, json, io.out);

@@ -101,3 +101,32 @@ export async function pathWithout(tools: Record<string, string>): Promise<string
   if (found.stdout.trim()) throw new Error(`node is on the clean PATH: ${found.stdout.trim()}`);
   return bin;
 }
+
+/**
+ * The HCL project a release's provider is tried with: `cws/cws` at this version, the active
+ * regions read and one SSH key `name` whose `public_key` is the HCL expression `publicKey`.
+ */
+export const releaseHcl = (name: string, publicKey: string) => `terraform {
+  required_providers {
+    cws = {
+      source  = "cws/cws"
+      version = "${VERSION}"
+    }
+  }
+}
+
+provider "cws" {}
+
+data "cws_regions" "active" {
+  active_only = true
+}
+
+resource "cws_ssh_key" "deploy" {
+  name       = "${name}"
+  public_key = ${publicKey}
+}
+
+output "regions" {
+  value = length(data.cws_regions.active.regions)
+}
+`;

@@ -31,6 +31,7 @@ import {
   hostRelease,
   localhostCertificate,
   pathWithout,
+  releaseHcl,
   serveDirectory,
   VERSION,
   type ServedDirectory,
@@ -68,31 +69,6 @@ const TOOLS = [
     recordsMirrorHashes: false,
   },
 ];
-
-const config = (name: string) => `terraform {
-  required_providers {
-    cws = {
-      source  = "cws/cws"
-      version = "${VERSION}"
-    }
-  }
-}
-
-provider "cws" {}
-
-data "cws_regions" "active" {
-  active_only = true
-}
-
-resource "cws_ssh_key" "deploy" {
-  name       = "${name}"
-  public_key = "${sshKey(40, name)}"
-}
-
-output "regions" {
-  value = length(data.cws_regions.active.regions)
-}
-`;
 
 /** A packed filesystem mirror holding `zips` (name to file) under `host`, at `dir`. */
 function packedMirror(dir: string, host: string, zips: Record<string, string>): string {
@@ -136,7 +112,8 @@ for (const tool of TOOLS) {
     function project(name: string, installation: string) {
       const dir = join(root, name);
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, "main.tf"), config(`${tool.command}-${name}`));
+      const key = `${tool.command}-${name}`;
+      writeFileSync(join(dir, "main.tf"), releaseHcl(key, `"${sshKey(40, key)}"`));
       const cliConfig = join(root, `${name}.rc`);
       writeFileSync(cliConfig, `provider_installation {\n${installation}\n}\n`);
       const home = join(root, `${name}-home`);

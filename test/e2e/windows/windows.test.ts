@@ -48,7 +48,7 @@ import { logTo } from "../../../scripts/toolchain/log.ts";
 import { ensureWindowsPulumi } from "../../../scripts/toolchain/pulumi.ts";
 import { ensureWindowsTofu } from "../../../scripts/toolchain/tofu.ts";
 import { DEMO_TOKEN } from "../../helpers/http.ts";
-import { VERSION } from "../../helpers/release.ts";
+import { releaseHcl, VERSION } from "../../helpers/release.ts";
 import { sshKey } from "../../helpers/ssh-keys.ts";
 import {
   ensureWine,
@@ -232,33 +232,7 @@ describe("the Windows executables under Wine", () => {
       // file included (read with file(), its line ending and all).
       const crlf = (text: string) => text.replaceAll("\n", "\r\n");
       writeFileSync(join(dir, "deploy.pub"), crlf(`${sshKey(42, "windows-tofu")}\n`));
-      writeFileSync(
-        join(dir, "main.tf"),
-        crlf(`terraform {
-  required_providers {
-    cws = {
-      source  = "cws/cws"
-      version = "${VERSION}"
-    }
-  }
-}
-
-provider "cws" {}
-
-data "cws_regions" "active" {
-  active_only = true
-}
-
-resource "cws_ssh_key" "deploy" {
-  name       = "windows-tofu"
-  public_key = file("deploy.pub")
-}
-
-output "regions" {
-  value = length(data.cws_regions.active.regions)
-}
-`),
-      );
+      writeFileSync(join(dir, "main.tf"), crlf(releaseHcl("windows-tofu", 'file("deploy.pub")')));
       // A Windows path in the CLI configuration, with forward slashes as HCL strings take them.
       const mirror = windowsPath(join(release, "filesystem-mirror")).replaceAll("\\", "/");
       const hosts = `"registry.opentofu.org/cws/*"`;
