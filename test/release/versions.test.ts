@@ -12,18 +12,11 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
+import { pluginCall } from "../helpers/plugin-grpc.ts";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
 const VERSION = (JSON.parse(read("package.json")) as { version: string }).version;
-
-type Client = InstanceType<typeof providerGrpc.ResourceProviderClient>;
-const call = <Res>(client: Client, method: string, req: unknown): Promise<Res> =>
-  new Promise((resolve, reject) =>
-    (client as unknown as Record<string, (r: unknown, cb: (e: Error | null, r: Res) => void) => void>)[
-      method
-    ]!(req, (e, r) => (e ? reject(e) : resolve(r))),
-  );
 
 describe(`version ${VERSION}`, () => {
   it("is the schema's", () => {
@@ -55,9 +48,9 @@ describe(`version ${VERSION}`, () => {
         `127.0.0.1:${port}`,
         grpc.credentials.createInsecure(),
       );
-      const info = await call<{ getVersion(): string }>(client, "getPluginInfo", new emptyPb.Empty());
+      const info = await pluginCall<{ getVersion(): string }>(client, "getPluginInfo", new emptyPb.Empty());
       expect(info.getVersion()).toBe(VERSION);
-      const schema = await call<{ getSchema(): string }>(
+      const schema = await pluginCall<{ getSchema(): string }>(
         client,
         "getSchema",
         new providerPb.GetSchemaRequest(),

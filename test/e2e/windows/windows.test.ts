@@ -32,6 +32,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pluginCall } from "../../helpers/plugin-grpc.ts";
 import { CwsClient } from "../../../client/index.ts";
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../../provider/opentofu/serve.ts";
 import { cachedRelease } from "../../../scripts/release/cached.ts";
@@ -64,14 +65,6 @@ const WINDOWS = platformNamed("windows-amd64");
 const log = (line: string) => console.error(`[windows] ${line}`);
 /** A start of a Node executable under Wine: about a second warm, several cold on a busy machine. */
 const START_MS = 60_000;
-
-type Client = InstanceType<typeof providerGrpc.ResourceProviderClient>;
-const call = <Res>(client: Client, method: string, req: unknown): Promise<Res> =>
-  new Promise((resolve, reject) =>
-    (client as unknown as Record<string, (r: unknown, cb: (e: Error | null, r: Res) => void) => void>)[
-      method
-    ]!(req, (e, r) => (e ? reject(e) : resolve(r))),
-  );
 
 describe("the Windows executables under Wine", () => {
   let root: string;
@@ -203,9 +196,9 @@ describe("the Windows executables under Wine", () => {
         grpc.credentials.createInsecure(),
       );
       try {
-        const info = await call<{ getVersion(): string }>(client, "getPluginInfo", new emptyPb.Empty());
+        const info = await pluginCall<{ getVersion(): string }>(client, "getPluginInfo", new emptyPb.Empty());
         expect(info.getVersion()).toBe(VERSION);
-        const schema = await call<{ getSchema(): string }>(
+        const schema = await pluginCall<{ getSchema(): string }>(
           client,
           "getSchema",
           new providerPb.GetSchemaRequest(),

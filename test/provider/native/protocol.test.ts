@@ -4,6 +4,7 @@ import providerGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
 import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
 import statusPb from "@pulumi/pulumi/proto/status_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pluginCall, type PluginClient } from "../../helpers/plugin-grpc.ts";
 import { CwsPlugin } from "../../../provider/native/adapter.ts";
 import type { GrpcServer } from "../../../provider/frontend/grpc-server.ts";
 import { HANDLED, SERVICE, STREAMED, serve } from "../../../provider/native/serve.ts";
@@ -15,20 +16,9 @@ import { liveResources } from "../../helpers/stacks.ts";
 const URN = (type: string, name: string) => `urn:pulumi:dev::proj::cws:index:${type}::${name}`;
 const Kind = providerPb.PropertyDiff.Kind;
 
-type Client = InstanceType<typeof providerGrpc.ResourceProviderClient>;
-
-function call<Req, Res>(client: Client, method: string, req: Req): Promise<Res> {
-  return new Promise((resolve, reject) =>
-    (client as unknown as Record<string, (r: Req, cb: (e: Error | null, r: Res) => void) => void>)[method]!(
-      req,
-      (e, r) => (e ? reject(e) : resolve(r)),
-    ),
-  );
-}
-
 describe("native plugin protocol (in-process gRPC)", () => {
   let server: GrpcServer;
-  let client: Client;
+  let client: PluginClient;
   const logged: string[] = [];
   beforeAll(async () => {
     const plugin = new CwsPlugin({
@@ -71,14 +61,14 @@ describe("native plugin protocol (in-process gRPC)", () => {
       ["getMappings", new providerPb.GetMappingsRequest()],
       ["construct", new providerPb.ConstructRequest()],
     ] as const) {
-      await expect(call(client, method, req), method).rejects.toMatchObject({
+      await expect(pluginCall(client, method, req), method).rejects.toMatchObject({
         code: grpc.status.UNIMPLEMENTED,
       });
     }
   });
 
   it("reports the package version", async () => {
-    const info = await call<unknown, { getVersion(): string }>(client, "getPluginInfo", new emptyPb.Empty());
+    const info = await pluginCall<{ getVersion(): string }>(client, "getPluginInfo", new emptyPb.Empty());
     expect(info.getVersion()).toBe("9.9.9");
   });
 
@@ -89,11 +79,7 @@ describe("native plugin protocol (in-process gRPC)", () => {
     const saved = { org: process.env.CWS_ORG };
     delete process.env.CWS_ORG;
     try {
-      const res = await call<unknown, InstanceType<typeof providerPb.CheckResponse>>(
-        client,
-        "checkConfig",
-        req,
-      );
+      const res = await pluginCall<InstanceType<typeof providerPb.CheckResponse>>(client, "checkConfig", req);
       const failures = res.getFailuresList().map((f) => [f.getProperty(), f.getReason()]);
       expect(failures).toEqual([
         ["org", expect.stringContaining("cws:org is not set")],
@@ -120,7 +106,7 @@ describe("native plugin protocol (in-process gRPC)", () => {
         vmConfig: { password: "x" },
       }),
     );
-    const res = await call<unknown, InstanceType<typeof providerPb.CheckResponse>>(client, "check", req);
+    const res = await pluginCall<InstanceType<typeof providerPb.CheckResponse>>(client, "check", req);
     expect(res.getFailuresList().map((f) => f.getProperty())).toEqual(["vmConfig.password"]);
     const inputs = res.getInputs()!.toJavaScript() as Record<string, Record<string, unknown>>;
     expect(inputs.vmConfig![SIG_KEY]).toBeDefined();
@@ -134,7 +120,7 @@ describe("native plugin protocol (in-process gRPC)", () => {
       req.setUrn(URN("Workload", "web"));
       req.setOlds(encode(olds));
       req.setNews(encode({ ...olds, ...news }));
-      return call<unknown, InstanceType<typeof providerPb.DiffResponse>>(client, "diff", req);
+      return pluginCall<InstanceType<typeof providerPb.DiffResponse>>(client, "diff", req);
     };
     // A refresh diffs what it read without a check first: nothing is said of what up would do.
     const refreshed = await diff({ image: "nginx:1.28" });
@@ -145,7 +131,7 @@ describe("native plugin protocol (in-process gRPC)", () => {
     check.setUrn(URN("Workload", "web"));
     check.setOlds(encode(olds));
     check.setNews(encode({ ...olds, image: "nginx:1.28" }));
-    await call(client, "check", check);
+    await pluginCall(client, "check", check);
     const image = await diff({ image: "nginx:1.28" });
     expect(image.getChanges()).toBe(providerPb.DiffResponse.DiffChanges.DIFF_SOME);
     expect(image.getHasdetaileddiff()).toBe(true);
@@ -167,7 +153,7 @@ describe("native plugin protocol (in-process gRPC)", () => {
     const req = new providerPb.CreateRequest();
     req.setUrn(URN("SshKey", "k"));
     req.setProperties(encode({ name: "k", publicKey: "ssh-ed25519 AAAA" }));
-    await expect(call(client, "create", req)).rejects.toThrow(/not configured/);
+    await expect(pluginCall(client, "create", req)).rejects.toThrow(/not configured/);
   });
 
   it("Cancel stops a create that waits for running, promptly, and the workload stays on the service", async () => {
@@ -176,19 +162,19 @@ describe("native plugin protocol (in-process gRPC)", () => {
       const configure = new providerPb.ConfigureRequest();
       configure.setArgs(encode({ baseUrl: slow.baseUrl, org: "demo", apiToken: DEMO_TOKEN }));
       configure.setAcceptsecrets(true);
-      await call(client, "configure", configure);
+      await pluginCall(client, "configure", configure);
       const req = new providerPb.CreateRequest();
       req.setUrn(URN("Workload", "slow"));
       req.setProperties(
         encode({ type: "RENTAL", name: "slow", image: "nginx:1.27", resourceName: "gpu-rental-small" }),
       );
       const started = Date.now();
-      const created = call(client, "create", req).then(
+      const created = pluginCall(client, "create", req).then(
         () => undefined,
         (e: Error) => e,
       );
       await new Promise((r) => setTimeout(r, 1_000));
-      await call(client, "cancel", new emptyPb.Empty());
+      await pluginCall(client, "cancel", new emptyPb.Empty());
       const err = (await created) as grpc.ServiceError | undefined;
       const waited = Date.now() - started;
       expect(err?.message).toMatch(/did not come up/);
