@@ -4,13 +4,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../../helpers/http.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
+import { launchChromium } from "./chromium.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"];
 const rental = (name: string) => ({
   type: "RENTAL",
   name,
@@ -26,13 +25,7 @@ describe("dashboard snapshots", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "cws-dashboard-snapshots-"));
     server = await startTestServer();
-    browser = await chromium.launchPersistentContext(join(dir, "profile"), {
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
-      headless: true,
-      viewport: { width: 1400, height: 1000 },
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    ({ browser, page } = await launchChromium(dir));
     page.on("dialog", (d) => void d.accept());
   });
   afterAll(async () => {

@@ -1,25 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Sandbox, SshKey, Volume, Workload, WorkloadTemplate } from "../../../sdk/index.ts";
 import type { OfflineStack } from "../../../scripts/offline-stack.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { cwsStack, liveResources } from "../../helpers/stacks.ts";
+import { launchChromium } from "./chromium.ts";
 
-/** Chromium from Debian's package (scripts/setup-tests.sh installs it). */
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb4dRmOOf0YDzJQwN7nFC0mQfqlk8hZwd2hzNs5nvGx ci@cws";
 
 function program() {
@@ -58,13 +47,7 @@ describe("dashboard in a real browser", () => {
     // Deploys stay provisioning for 2 s, so the page can be seen catching the change.
     server = await startTestServer({ provisionDelayMs: 2000 });
     s = await cwsStack(server, "dashboard", program);
-    browser = await chromium.launchPersistentContext(join(dir, "profile"), {
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
-      headless: true,
-      viewport: { width: 1400, height: 1000 },
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    ({ browser, page } = await launchChromium(dir));
   });
   afterAll(async () => {
     await browser?.close();
