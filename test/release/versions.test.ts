@@ -3,16 +3,12 @@
  * the plugin as the engine meets it (GetPluginInfo, GetSchema), the changelog's newest release, the version the
  * README tells a project to pin, and a recorded upgrade set of that version's state.
  */
-import * as grpc from "@grpc/grpc-js";
-import emptyPb from "google-protobuf/google/protobuf/empty_pb.js";
-import providerGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
-import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
-import { pluginCall } from "../helpers/plugin-grpc.ts";
+import { pluginClient, pluginIdentity } from "../helpers/plugin-grpc.ts";
 import { REPO_ROOT } from "../../scripts/repo-root.ts";
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
@@ -44,18 +40,10 @@ describe(`version ${VERSION}`, () => {
     try {
       const lines = createInterface({ input: plugin.stdout });
       const port = (await lines[Symbol.asyncIterator]().next()).value as string;
-      const client = new providerGrpc.ResourceProviderClient(
-        `127.0.0.1:${port}`,
-        grpc.credentials.createInsecure(),
-      );
-      const info = await pluginCall<{ getVersion(): string }>(client, "getPluginInfo", new emptyPb.Empty());
-      expect(info.getVersion()).toBe(VERSION);
-      const schema = await pluginCall<{ getSchema(): string }>(
-        client,
-        "getSchema",
-        new providerPb.GetSchemaRequest(),
-      );
-      expect((JSON.parse(schema.getSchema()) as { version: string }).version).toBe(VERSION);
+      const client = pluginClient(port);
+      const { version, schema } = await pluginIdentity(client);
+      expect(version).toBe(VERSION);
+      expect((schema as { version: string }).version).toBe(VERSION);
       client.close();
     } finally {
       plugin.kill();

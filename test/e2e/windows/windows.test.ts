@@ -16,10 +16,6 @@
  * The release (scripts/release/cached.ts), tofu.exe, pulumi.exe and the prefix are cached in
  * ~/.cache/pulumi-cws: a warm run takes about two minutes. `npm run test:windows` runs it alone.
  */
-import * as grpc from "@grpc/grpc-js";
-import emptyPb from "google-protobuf/google/protobuf/empty_pb.js";
-import providerGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
-import providerPb from "@pulumi/pulumi/proto/provider_pb.js";
 import {
   existsSync,
   mkdirSync,
@@ -32,7 +28,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pluginCall } from "../../helpers/plugin-grpc.ts";
+import { pluginClient, pluginIdentity } from "../../helpers/plugin-grpc.ts";
 import { CwsClient } from "../../../client/index.ts";
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../../provider/opentofu/serve.ts";
 import { cachedRelease } from "../../../scripts/release/cached.ts";
@@ -191,21 +187,11 @@ describe("the Windows executables under Wine", () => {
     async () => {
       const p = start(exe.plugin, []);
       const port = (await p.waitFor(/^(\d+)\r?\n/m, START_MS))[1]!;
-      const client = new providerGrpc.ResourceProviderClient(
-        `127.0.0.1:${port}`,
-        grpc.credentials.createInsecure(),
-      );
+      const client = pluginClient(port);
       try {
-        const info = await pluginCall<{ getVersion(): string }>(client, "getPluginInfo", new emptyPb.Empty());
-        expect(info.getVersion()).toBe(VERSION);
-        const schema = await pluginCall<{ getSchema(): string }>(
-          client,
-          "getSchema",
-          new providerPb.GetSchemaRequest(),
-        );
-        expect(JSON.parse(schema.getSchema())).toEqual(
-          JSON.parse(readFileSync(join(release, "schema.json"), "utf8")),
-        );
+        const { version, schema } = await pluginIdentity(client);
+        expect(version).toBe(VERSION);
+        expect(schema).toEqual(JSON.parse(readFileSync(join(release, "schema.json"), "utf8")));
       } finally {
         client.close();
         p.kill("SIGKILL");
